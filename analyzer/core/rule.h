@@ -1,0 +1,56 @@
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/core/diagnostic.h"
+#include "analyzer/core/step_model.h"
+
+namespace gpulint {
+
+// What a rule is, independent of any finding. `docs` is Markdown with the sections
+// "What it does", "Why is this bad", "Example", "Use instead".
+struct RuleInfo {
+  std::string_view code;     // GL101
+  std::string_view name;     // item-in-loop
+  std::string_view family;   // sync, data, placement, precision, overhead, meta
+  std::string_view summary;  // one line, for `gpulint rules` and SARIF shortDescription
+  std::string_view help;     // the one-line fix printed under each finding
+  std::string_view docs;
+  bool default_on = true;
+  Severity severity = Severity::Warning;
+};
+
+// A finding as a rule states it, in byte spans of the file being checked.
+struct Finding {
+  Span span;
+  std::string message;
+  std::vector<std::pair<Span, std::string>> related;
+  std::optional<Fix> fix;
+};
+
+// Where a rule puts its findings; the engine turns them into diagnostics.
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  virtual void report(Finding finding) = 0;
+};
+
+// What a rule reads: the step model and the file's bytes (for spelling fixes).
+struct RuleInput {
+  const StepModel& model;
+  std::string_view text;
+};
+
+struct Rule {
+  RuleInfo info;
+  void (*check)(const RuleInput& input, Sink& sink);
+};
+
+// Adds "called per step from here" related locations for a finding inside a helper.
+void add_call_sites(Finding& finding, const StepContext& context);
+
+}  // namespace gpulint

@@ -1,0 +1,239 @@
+#pragma once
+
+// The step model: language-neutral facts a front end extracts from one file, and the queries
+// every rule asks of them ("is this call per-step?", "is this loader in a training file?").
+// Front ends lower syntax into these facts; rules judge from them alone.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/core/span.h"
+
+namespace gpulint {
+
+using ScopeId = int32_t;
+inline constexpr ScopeId kNoScope = -1;
+
+enum class ScopeKind : uint8_t { Module, Class, Function, Loop, Branch, Handler, With };
+
+// What a branch condition depends on. Interval: a step counter (`step % n == 0`); Rank: the
+// process rank (`if rank == 0`), which the main process takes every step; Data: anything else.
+enum class Guard : uint8_t { Data, Interval, Rank };
+
+// Regions a `with` block or a decorator opens, as a bit mask.
+enum Region : uint8_t {
+  kRegionNone = 0,
+  kRegionAutocast = 1 << 0,
+  kRegionNoGrad = 1 << 1,  // torch.no_grad, inference_mode, set_grad_enabled(False)
+};
+
+struct Scope {
+  ScopeKind kind = ScopeKind::Module;
+  Guard guard = Guard::Data;  // Branch only
+  uint8_t regions = kRegionNone;  // With and Function (decorators)
+  ScopeId parent = kNoScope;
+  int32_t index = -1;  // Function: index into functions; Loop: index into loops
+};
+
+enum class LoopKind : uint8_t { Other, Epoch, Training, Evaluation };
+
+struct Loop {
+  Span span;
+  Span header;  // `for batch in loader:` up to the colon
+  ScopeId scope = kNoScope;  // the loop's own scope (its body)
+  int32_t function = -1;     // enclosing function, -1 at module level
+  bool never_step = false;   // inside forward(), or over a module container
+  bool iterates_loader = false;
+  std::vector<int32_t> loaders;  // indices of the loaders it iterates
+  LoopKind kind = LoopKind::Other;  // decided by StepModel::classify()
+};
+
+struct Function {
+  std::string name;
+  Span span;
+  Span name_span;
+  ScopeId scope = kNoScope;  // the function's own scope
+  bool per_step_hook = false;  // Lightning training_step, HF Trainer compute_loss, ...
+};
+
+// A call of a function defined in the same file.
+struct Call {
+  int32_t callee = -1;
+  Span span;
+  ScopeId scope = kNoScope;
+};
+
+enum class StepEventKind : uint8_t { Backward, OptimizerStep, ModelCall };
+
+struct StepEvent {
+  StepEventKind kind;
+  Span span;
+  ScopeId scope = kNoScope;
+};
+
+// A call that makes the host wait for the device.
+enum class SyncKind : uint8_t {
+  Item,         // .item()
+  ToList,       // .tolist()
+  Convert,      // float(t), int(t), bool(t)
+  HostCopy,     // .cpu(), .numpy(), .to("cpu")
+  Synchronize,  // torch.cuda.synchronize(), stream/event .synchronize()
+};
+
+struct HostSync {
+  SyncKind kind;
+  Span span;  // the offending call, or `.item()` part of a method chain
+  ScopeId scope = kNoScope;
+  std::string spelling;  // `.item()`, `float(loss)`, `torch.cuda.synchronize()`
+  bool inside_output = false;  // an argument of a print/log call
+};
+
+enum class OutputKind : uint8_t { Console, Logging, ProgressBar, MetricsWriter };
+
+struct OutputCall {
+  OutputKind kind;
+  Span span;
+  ScopeId scope = kNoScope;
+  std::string callee;
+};
+
+// A keyword argument's value as the front end could resolve it.
+struct Value {
+  enum class State : uint8_t { Absent, Known, Unknown };
+  State state = State::Absent;
+  int64_t number = 0;  // ints and bools (True = 1)
+  bool is_bool = false;
+  Span span;  // the argument, when present in the call
+
+  bool absent() const { return state == State::Absent; }
+  bool known() const { return state == State::Known; }
+};
+
+struct Loader {
+  Span call;          // the whole constructor call
+  Span callee;        // `DataLoader`
+  Span arguments;     // the parenthesised argument list
+  ScopeId scope = kNoScope;
+  Value num_workers;
+  Value pin_memory;
+  Value batch_size;
+  Value persistent_workers;
+  bool splat_unknown = false;  // *args or an unresolvable **kwargs: absent means unknown
+  // Uses the front end could trace.
+  bool iterated = false;       // in some loop (see Loop::loaders)
+  bool handed_to_trainer = false;
+  bool returned_from_hook = false;  // a Lightning *_dataloader hook
+  bool read_once = false;      // next(iter(loader)) outside loops
+  bool dataset_on_device = false;
+};
+
+enum class DeviceTarget : uint8_t { Cpu, Cuda, MaybeCuda };
+
+// `x.to(device)`, `x.cuda()`, `device="cuda"`: evidence of where work runs.
+struct DeviceMove {
+  Span span;
+  ScopeId scope = kNoScope;
+  DeviceTarget target = DeviceTarget::MaybeCuda;
+  std::string receiver;  // the moved name, when it is a plain name or self.attr
+  bool non_blocking = false;
+};
+
+// `torch.zeros(n).cuda()`: a fill factory whose result is moved right away.
+struct FactoryMove {
+  Span span;           // the whole chained expression
+  Span factory;        // `torch.zeros(n)`
+  Span factory_args;   // the factory's argument list, parentheses included
+  Span move;           // `.cuda()` / `.to(device)` including the dot
+  std::string factory_name;  // `torch.zeros`
+  std::string device;        // the device expression to pass as device=
+  ScopeId scope = kNoScope;
+};
+
+// An argument of a model or loss call that comes straight from a loader batch with no
+// `.to(...)` on the way.
+struct UnmovedInput {
+  Span span;
+  ScopeId scope = kNoScope;
+  int32_t loop = -1;
+  std::string name;
+  std::string model;
+};
+
+struct Comment {
+  Span span;
+  bool own_line = false;  // nothing but whitespace before it on its line
+};
+
+struct ParseError {
+  Span span;
+  std::string message;
+};
+
+// Where a step loop reaches a scope, as rules need it.
+struct StepContext {
+  int32_t loop = -1;        // the innermost step loop; -1: not per-step
+  bool hook = false;        // reached through a per-step framework hook instead of a loop
+  bool interval_guarded = false;
+  bool every_step = false;  // under no branch but rank branches
+  uint8_t regions = kRegionNone;  // regions between the scope and the step loop
+  std::vector<Span> via;    // call sites from the step loop inwards, when in a helper
+
+  bool per_step() const { return loop >= 0 || hook; }
+};
+
+class StepModel {
+ public:
+  // Facts, filled by a front end.
+  std::vector<Scope> scopes;
+  std::vector<Loop> loops;
+  std::vector<Function> functions;
+  std::vector<Call> calls;
+  std::vector<StepEvent> events;
+  std::vector<HostSync> syncs;
+  std::vector<OutputCall> outputs;
+  std::vector<Loader> loaders;
+  std::vector<DeviceMove> moves;
+  std::vector<FactoryMove> factory_moves;
+  std::vector<UnmovedInput> unmoved_inputs;
+  std::vector<std::string> moved_models;  // model names moved to a device that may be CUDA
+  std::vector<Span> autocast_regions_outside_loops;
+  std::vector<Comment> comments;
+  std::vector<ParseError> parse_errors;
+  bool file_level_amp = false;     // Accelerator(mixed_precision=...), model.half(), ...
+  bool framework_gpu = false;      // Lightning / accelerate / HF Trainer on a GPU
+
+  ScopeId add_scope(ScopeKind kind, ScopeId parent, int32_t index = -1);
+
+  // Decides every loop's kind from the events and the call graph. Call once, after filling.
+  void classify();
+
+  StepContext step_context(ScopeId scope) const;
+  bool cuda_context() const;
+  bool has_training_loop() const;
+  // A loader that feeds a step loop, a framework trainer or a hook (RULES.md "loader in a
+  // training file").
+  bool loader_in_training_file(const Loader& loader) const;
+  // Innermost training step loops: no other training step loop nested inside.
+  std::vector<int32_t> innermost_training_loops() const;
+  // True when autocast covers the loop's forward pass (or the file enables AMP otherwise).
+  bool amp_in_effect(int32_t loop) const;
+
+ private:
+  struct FunctionFacts {
+    bool direct_backward = false;  // a backward/optimizer step reached outside any loop
+    bool direct_event = false;     // any step event reached outside any loop
+    bool has_step_loop = false;
+  };
+  std::vector<FunctionFacts> function_facts_;
+  std::vector<std::vector<int32_t>> calls_of_;  // callee -> indices into calls
+  mutable std::vector<std::optional<StepContext>> function_context_;
+  mutable std::vector<uint8_t> function_context_busy_;
+
+  int32_t nearest_loop(ScopeId scope, int32_t* function) const;
+  StepContext context_of_function(int32_t function) const;
+  bool is_step(int32_t loop) const;
+};
+
+}  // namespace gpulint

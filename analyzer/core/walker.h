@@ -1,0 +1,18 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gpulint {
+
+struct WalkResult {
+  std::vector<std::string> files;   // sorted, deduplicated
+  std::vector<std::string> errors;  // "path: what is wrong"
+};
+
+// Expands the command line's paths: files are taken as given (any extension), directories are
+// walked for `.py` files, skipping hidden, virtualenv, __pycache__, build and node_modules
+// folders.
+WalkResult collect_files(const std::vector<std::string>& paths);
+
+}  // namespace gpulint

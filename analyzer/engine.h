@@ -1,0 +1,36 @@
+#pragma once
+
+// The engine: files in, sorted diagnostics out. Knows the front ends, never a concrete rule.
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analyzer/core/diagnostic.h"
+#include "analyzer/core/rule.h"
+
+namespace gpulint {
+
+struct FileError {
+  std::string path;
+  std::string message;
+};
+
+struct LintOptions {
+  std::vector<const Rule*> rules;  // the enabled rules
+  unsigned jobs = 0;               // 0: one per core
+};
+
+struct LintResult {
+  std::vector<Diagnostic> diagnostics;  // sorted by diagnostic_less
+  std::vector<FileError> errors;        // files that could not be analysed, sorted by path
+  size_t files_checked = 0;
+};
+
+// Lints one in-memory file. Suppression comments are honoured.
+std::vector<Diagnostic> lint_source(const SourceFile& file, const std::vector<const Rule*>& rules);
+
+// Reads and lints every file, in parallel; the result does not depend on `jobs`.
+LintResult lint_files(const std::vector<std::string>& paths, const LintOptions& options);
+
+}  // namespace gpulint
