@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/core/source_file.h"
+#include "analyzer/core/step_model.h"
+
+namespace gpulint {
+
+// Suppression comments of one file:
+//   `# gpulint: ignore[GL101, GL2]` / `# gpulint: ignore` — trailing: its own line; alone on a
+//   line: the next line that holds code;
+//   `# gpulint: file-ignore[GL201]` — the whole file;
+//   `# noqa: GL101` (trailing, its own line), as Ruff and flake8 users expect; bare `# noqa`
+//   is left to other tools and suppresses nothing here.
+// Codes match as prefixes (`GL1` covers GL101).
+class Suppressions {
+ public:
+  static Suppressions parse(const SourceFile& file, const std::vector<Comment>& comments);
+  bool suppressed(std::string_view code, uint32_t line) const;
+
+ private:
+  struct Entry {
+    uint32_t line = 0;  // 0: the whole file
+    std::vector<std::string> codes;  // empty: every code
+  };
+  std::vector<Entry> entries_;
+};
+
+}  // namespace gpulint
