@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Installs gpulint's build and test dependencies on Debian 12, then configures and builds.
+# Idempotent: packages already installed are not touched, and apt is not called at all when
+# nothing is missing. Environment: BUILD_DIR (default: build), relative to the repository root.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+build_dir=${BUILD_DIR:-build}
+
+packages=(
+  g++ cmake ninja-build
+  nodejs npm openssl ca-certificates git
+  libfmt-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  clang-14 libclang-rt-14-dev
+  python3
+)
+
+log() { printf 'setup: %s\n' "$*"; }
+
+# A package counts as present when dpkg reports it installed, or when an installed package
+# provides it (nodejs from NodeSource provides npm, for example). One dpkg-query call.
+missing_packages() {
+  local present pkg
+  present=$(dpkg-query -W -f='${Status}\t${Package}, ${Provides}\n' 2>/dev/null |
+    awk -F'\t' '$1 == "install ok installed" { print $2 }' |
+    tr ',' '\n' | sed -e 's/^ *//' -e 's/[ (:].*//' | sort -u)
+  for pkg in "${packages[@]}"; do
+    if ! grep -qxF -- "$pkg" <<<"$present"; then
+      printf '%s\n' "$pkg"
+    fi
+  done
+}
+
+if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+  echo "setup: this script needs a Debian-based system (dpkg-query and apt-get not found)" >&2
+  exit 1
+fi
+
+log "checking ${#packages[@]} packages"
+mapfile -t missing < <(missing_packages)
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  log "all packages present"
+else
+  log "missing: ${missing[*]}"
+  as_root=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+      as_root=(sudo)
+    else
+      echo "setup: installing ${missing[*]} needs root;" \
+        "run this script as root or install sudo" >&2
+      exit 1
+    fi
+  fi
+  log "apt-get update"
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  log "apt-get install ${missing[*]}"
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+log "configuring into $build_dir"
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
+log "building"
+cmake --build "$build_dir"
+log "done: $build_dir/gpulint"
