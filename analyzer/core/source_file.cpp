@@ -37,7 +37,8 @@ Position SourceFile::position(uint32_t byte) const {
 std::string_view SourceFile::line_text(uint32_t line) const {
   if (line == 0 || line > line_starts_.size()) return {};
   uint32_t begin = line_starts_[line - 1];
-  uint32_t end = line < line_starts_.size() ? line_starts_[line] : static_cast<uint32_t>(bytes_.size());
+  uint32_t end =
+      line < line_starts_.size() ? line_starts_[line] : static_cast<uint32_t>(bytes_.size());
   std::string_view text(bytes_.data() + begin, end - begin);
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
   return text;

@@ -31,7 +31,7 @@ enum Region : uint8_t {
 
 struct Scope {
   ScopeKind kind = ScopeKind::Module;
-  Guard guard = Guard::Data;  // Branch only
+  Guard guard = Guard::Data;      // Branch only
   uint8_t regions = kRegionNone;  // With and Function (decorators)
   ScopeId parent = kNoScope;
   int32_t index = -1;  // Function: index into functions; Loop: index into loops
@@ -41,12 +41,12 @@ enum class LoopKind : uint8_t { Other, Epoch, Training, Evaluation };
 
 struct Loop {
   Span span;
-  Span header;  // `for batch in loader:` up to the colon
+  Span header;               // `for batch in loader:` up to the colon
   ScopeId scope = kNoScope;  // the loop's own scope (its body)
   int32_t function = -1;     // enclosing function, -1 at module level
   bool never_step = false;   // inside forward(), or over a module container
   bool iterates_loader = false;
-  std::vector<int32_t> loaders;  // indices of the loaders it iterates
+  std::vector<int32_t> loaders;     // indices of the loaders it iterates
   LoopKind kind = LoopKind::Other;  // decided by StepModel::classify()
 };
 
@@ -54,7 +54,7 @@ struct Function {
   std::string name;
   Span span;
   Span name_span;
-  ScopeId scope = kNoScope;  // the function's own scope
+  ScopeId scope = kNoScope;    // the function's own scope
   bool per_step_hook = false;  // Lightning training_step, HF Trainer compute_loss, ...
 };
 
@@ -86,7 +86,7 @@ struct HostSync {
   SyncKind kind;
   Span span;  // the offending call, or `.item()` part of a method chain
   ScopeId scope = kNoScope;
-  std::string spelling;  // `.item()`, `float(loss)`, `torch.cuda.synchronize()`
+  std::string spelling;        // `.item()`, `float(loss)`, `torch.cuda.synchronize()`
   bool inside_output = false;  // an argument of a print/log call
 };
 
@@ -112,9 +112,9 @@ struct Value {
 };
 
 struct Loader {
-  Span call;          // the whole constructor call
-  Span callee;        // `DataLoader`
-  Span arguments;     // the parenthesised argument list
+  Span call;       // the whole constructor call
+  Span callee;     // `DataLoader`
+  Span arguments;  // the parenthesised argument list
   ScopeId scope = kNoScope;
   Value num_workers;
   Value pin_memory;
@@ -122,10 +122,10 @@ struct Loader {
   Value persistent_workers;
   bool splat_unknown = false;  // *args or an unresolvable **kwargs: absent means unknown
   // Uses the front end could trace.
-  bool iterated = false;       // in some loop (see Loop::loaders)
+  bool iterated = false;  // in some loop (see Loop::loaders)
   bool handed_to_trainer = false;
   bool returned_from_hook = false;  // a Lightning *_dataloader hook
-  bool read_once = false;      // next(iter(loader)) outside loops
+  bool read_once = false;           // next(iter(loader)) outside loops
   bool dataset_on_device = false;
 };
 
@@ -142,10 +142,10 @@ struct DeviceMove {
 
 // `torch.zeros(n).cuda()`: a fill factory whose result is moved right away.
 struct FactoryMove {
-  Span span;           // the whole chained expression
-  Span factory;        // `torch.zeros(n)`
-  Span factory_args;   // the factory's argument list, parentheses included
-  Span move;           // `.cuda()` / `.to(device)` including the dot
+  Span span;                 // the whole chained expression
+  Span factory;              // `torch.zeros(n)`
+  Span factory_args;         // the factory's argument list, parentheses included
+  Span move;                 // `.cuda()` / `.to(device)` including the dot
   std::string factory_name;  // `torch.zeros`
   std::string device;        // the device expression to pass as device=
   ScopeId scope = kNoScope;
@@ -173,12 +173,12 @@ struct ParseError {
 
 // Where a step loop reaches a scope, as rules need it.
 struct StepContext {
-  int32_t loop = -1;        // the innermost step loop; -1: not per-step
-  bool hook = false;        // reached through a per-step framework hook instead of a loop
+  int32_t loop = -1;  // the innermost step loop; -1: not per-step
+  bool hook = false;  // reached through a per-step framework hook instead of a loop
   bool interval_guarded = false;
-  bool every_step = false;  // under no branch but rank branches
+  bool every_step = false;        // under no branch but rank branches
   uint8_t regions = kRegionNone;  // regions between the scope and the step loop
-  std::vector<Span> via;    // call sites from the step loop inwards, when in a helper
+  std::vector<Span> via;          // call sites from the step loop inwards, when in a helper
 
   bool per_step() const { return loop >= 0 || hook; }
 };
@@ -201,8 +201,8 @@ class StepModel {
   std::vector<Span> autocast_regions_outside_loops;
   std::vector<Comment> comments;
   std::vector<ParseError> parse_errors;
-  bool file_level_amp = false;     // Accelerator(mixed_precision=...), model.half(), ...
-  bool framework_gpu = false;      // Lightning / accelerate / HF Trainer on a GPU
+  bool file_level_amp = false;  // Accelerator(mixed_precision=...), model.half(), ...
+  bool framework_gpu = false;   // Lightning / accelerate / HF Trainer on a GPU
 
   ScopeId add_scope(ScopeKind kind, ScopeId parent, int32_t index = -1);
 
@@ -219,6 +219,8 @@ class StepModel {
   std::vector<int32_t> innermost_training_loops() const;
   // True when autocast covers the loop's forward pass (or the file enables AMP otherwise).
   bool amp_in_effect(int32_t loop) const;
+  // Regions around a scope all the way out, through any call site of enclosing functions.
+  uint8_t enclosing_regions(ScopeId scope) const;
 
  private:
   struct FunctionFacts {
@@ -230,6 +232,8 @@ class StepModel {
   std::vector<std::vector<int32_t>> calls_of_;  // callee -> indices into calls
   mutable std::vector<std::optional<StepContext>> function_context_;
   mutable std::vector<uint8_t> function_context_busy_;
+  mutable std::vector<int16_t> function_regions_;  // -1: not computed yet; -2: in progress
+  std::vector<uint8_t> loop_amp_;
 
   int32_t nearest_loop(ScopeId scope, int32_t* function) const;
   StepContext context_of_function(int32_t function) const;

@@ -24,7 +24,7 @@ class Suppressions {
 
  private:
   struct Entry {
-    uint32_t line = 0;  // 0: the whole file
+    uint32_t line = 0;               // 0: the whole file
     std::vector<std::string> codes;  // empty: every code
   };
   std::vector<Entry> entries_;

@@ -6,8 +6,9 @@
 namespace gpulint {
 
 struct WalkResult {
-  std::vector<std::string> files;   // sorted, deduplicated
-  std::vector<std::string> errors;  // "path: what is wrong"
+  std::vector<std::string> files;     // sorted, deduplicated
+  std::vector<std::string> errors;    // "path: what is wrong"
+  std::vector<std::string> warnings;  // "DIR: no Python files found"
 };
 
 // Expands the command line's paths: files are taken as given (any extension), directories are

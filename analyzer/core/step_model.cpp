@@ -1,0 +1,269 @@
+#include "analyzer/core/step_model.h"
+
+#include <algorithm>
+
+namespace gpulint {
+
+ScopeId StepModel::add_scope(ScopeKind kind, ScopeId parent, int32_t index) {
+  Scope scope;
+  scope.kind = kind;
+  scope.parent = parent;
+  scope.index = index;
+  scopes.push_back(scope);
+  return static_cast<ScopeId>(scopes.size() - 1);
+}
+
+// The loop a scope sits in directly, not crossing a function boundary. When there is none,
+// `*function` is the enclosing function (or -1 at module level).
+int32_t StepModel::nearest_loop(ScopeId scope, int32_t* function) const {
+  *function = -1;
+  for (ScopeId s = scope; s != kNoScope; s = scopes[s].parent) {
+    if (scopes[s].kind == ScopeKind::Loop) return scopes[s].index;
+    if (scopes[s].kind == ScopeKind::Function) {
+      *function = scopes[s].index;
+      return -1;
+    }
+  }
+  return -1;
+}
+
+bool StepModel::is_step(int32_t loop) const {
+  LoopKind kind = loops[loop].kind;
+  return kind == LoopKind::Training || kind == LoopKind::Evaluation;
+}
+
+void StepModel::classify() {
+  const size_t nf = functions.size();
+  function_facts_.assign(nf, {});
+  calls_of_.assign(nf, {});
+  function_context_.assign(nf, std::nullopt);
+  function_context_busy_.assign(nf, 0);
+  function_regions_.assign(nf, -1);
+  for (size_t i = 0; i < calls.size(); ++i)
+    calls_of_[calls[i].callee].push_back(static_cast<int32_t>(i));
+
+  // Step events per loop and per function body (outside its loops).
+  std::vector<uint8_t> loop_event(loops.size(), 0), loop_backward(loops.size(), 0);
+  for (const StepEvent& event : events) {
+    int32_t fn;
+    int32_t loop = nearest_loop(event.scope, &fn);
+    bool backward = event.kind != StepEventKind::ModelCall;
+    if (loop >= 0) {
+      loop_event[loop] = 1;
+      loop_backward[loop] |= backward;
+    } else if (fn >= 0) {
+      function_facts_[fn].direct_event = true;
+      function_facts_[fn].direct_backward |= backward;
+    }
+  }
+  // A function calling, outside its loops, a function with direct events has them too.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const Call& call : calls) {
+      int32_t fn;
+      if (nearest_loop(call.scope, &fn) >= 0 || fn < 0) continue;
+      FunctionFacts& caller = function_facts_[fn];
+      const FunctionFacts& callee = function_facts_[call.callee];
+      if ((callee.direct_event && !caller.direct_event) ||
+          (callee.direct_backward && !caller.direct_backward)) {
+        caller.direct_event |= callee.direct_event;
+        caller.direct_backward |= callee.direct_backward;
+        changed = true;
+      }
+    }
+  }
+  for (const Call& call : calls) {
+    int32_t fn;
+    int32_t loop = nearest_loop(call.scope, &fn);
+    if (loop < 0) continue;
+    loop_event[loop] |= function_facts_[call.callee].direct_event;
+    loop_backward[loop] |= function_facts_[call.callee].direct_backward;
+  }
+  for (size_t i = 0; i < loops.size(); ++i) {
+    Loop& loop = loops[i];
+    if (loop.never_step || !(loop_event[i] || loop.iterates_loader)) continue;
+    loop.kind = loop_backward[i] ? LoopKind::Training : LoopKind::Evaluation;
+  }
+
+  // Epoch loops: not step loops themselves, but a step loop runs inside them.
+  for (size_t i = 0; i < loops.size(); ++i) {
+    if (!is_step(static_cast<int32_t>(i)) || loops[i].function < 0) continue;
+    function_facts_[loops[i].function].has_step_loop = true;
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const Call& call : calls) {
+      int32_t fn;
+      nearest_loop(call.scope, &fn);
+      for (ScopeId s = call.scope; s != kNoScope; s = scopes[s].parent) {
+        if (scopes[s].kind == ScopeKind::Function) {
+          fn = scopes[s].index;
+          break;
+        }
+      }
+      if (fn >= 0 && function_facts_[call.callee].has_step_loop &&
+          !function_facts_[fn].has_step_loop) {
+        function_facts_[fn].has_step_loop = changed = true;
+      }
+    }
+  }
+  auto mark_epoch_ancestors = [&](ScopeId from) {
+    for (ScopeId s = from; s != kNoScope; s = scopes[s].parent) {
+      if (scopes[s].kind == ScopeKind::Function) break;
+      if (scopes[s].kind == ScopeKind::Loop && loops[scopes[s].index].kind == LoopKind::Other) {
+        loops[scopes[s].index].kind = LoopKind::Epoch;
+      }
+    }
+  };
+  for (size_t i = 0; i < loops.size(); ++i) {
+    if (is_step(static_cast<int32_t>(i))) mark_epoch_ancestors(scopes[loops[i].scope].parent);
+  }
+  for (const Call& call : calls) {
+    if (function_facts_[call.callee].has_step_loop) mark_epoch_ancestors(call.scope);
+  }
+
+  // Autocast regions that cover a step loop's forward pass.
+  loop_amp_.assign(loops.size(), 0);
+  for (size_t s = 0; s < scopes.size(); ++s) {
+    if (scopes[s].kind != ScopeKind::With || !(scopes[s].regions & kRegionAutocast)) continue;
+    StepContext context = step_context(static_cast<ScopeId>(s));
+    if (context.loop >= 0) loop_amp_[context.loop] = 1;
+  }
+}
+
+StepContext StepModel::step_context(ScopeId scope) const {
+  bool guarded = false, branch = false;
+  uint8_t regions = kRegionNone;
+  for (ScopeId s = scope; s != kNoScope; s = scopes[s].parent) {
+    const Scope& sc = scopes[s];
+    switch (sc.kind) {
+      case ScopeKind::Branch:
+        if (sc.guard == Guard::Interval) guarded = true;
+        if (sc.guard == Guard::Data) branch = true;
+        break;
+      case ScopeKind::Handler:
+        branch = true;
+        break;
+      case ScopeKind::With:
+        regions |= sc.regions;
+        break;
+      case ScopeKind::Loop:
+        if (is_step(sc.index)) {
+          StepContext context;
+          context.loop = sc.index;
+          context.interval_guarded = guarded;
+          context.every_step = !guarded && !branch;
+          context.regions = regions;
+          return context;
+        }
+        break;
+      case ScopeKind::Function: {
+        StepContext context = context_of_function(sc.index);
+        if (!context.per_step()) return {};
+        context.interval_guarded |= guarded;
+        context.every_step = context.every_step && !guarded && !branch;
+        context.regions |= regions | sc.regions;
+        return context;
+      }
+      case ScopeKind::Class:
+      case ScopeKind::Module:
+        return {};
+    }
+  }
+  return {};
+}
+
+StepContext StepModel::context_of_function(int32_t function) const {
+  if (function_context_[function]) return *function_context_[function];
+  if (function_context_busy_[function]) return {};  // recursion: the outer call decides
+  function_context_busy_[function] = 1;
+  StepContext best;
+  if (functions[function].per_step_hook) {
+    best.hook = true;
+    best.every_step = true;
+  } else {
+    auto rank = [](const StepContext& c) {
+      return (c.per_step() ? 4 : 0) + (!c.interval_guarded ? 2 : 0) + (c.every_step ? 1 : 0);
+    };
+    for (int32_t index : calls_of_[function]) {
+      const Call& call = calls[index];
+      StepContext context = step_context(call.scope);
+      if (!context.per_step()) continue;
+      context.via.push_back(call.span);
+      if (rank(context) > rank(best)) best = std::move(context);
+    }
+  }
+  function_context_busy_[function] = 0;
+  function_context_[function] = best;
+  return best;
+}
+
+uint8_t StepModel::enclosing_regions(ScopeId scope) const {
+  uint8_t regions = kRegionNone;
+  for (ScopeId s = scope; s != kNoScope; s = scopes[s].parent) {
+    regions |= scopes[s].regions;
+    if (scopes[s].kind != ScopeKind::Function) continue;
+    int32_t fn = scopes[s].index;
+    if (function_regions_[fn] == -2) return regions;
+    if (function_regions_[fn] == -1) {
+      function_regions_[fn] = -2;
+      uint8_t from_callers = kRegionNone;
+      for (int32_t index : calls_of_[fn]) from_callers |= enclosing_regions(calls[index].scope);
+      function_regions_[fn] = from_callers;
+    }
+    return regions | static_cast<uint8_t>(function_regions_[fn]);
+  }
+  return regions;
+}
+
+bool StepModel::cuda_context() const {
+  return framework_gpu || std::any_of(moves.begin(), moves.end(), [](const DeviceMove& m) {
+           return m.target != DeviceTarget::Cpu;
+         });
+}
+
+bool StepModel::has_training_loop() const {
+  return std::any_of(loops.begin(), loops.end(),
+                     [](const Loop& l) { return l.kind == LoopKind::Training; }) ||
+         std::any_of(functions.begin(), functions.end(),
+                     [](const Function& f) { return f.per_step_hook; });
+}
+
+bool StepModel::loader_in_training_file(const Loader& loader) const {
+  if (loader.returned_from_hook || loader.handed_to_trainer) return true;
+  if (!has_training_loop()) return false;
+  if (loader.iterated) {
+    const int32_t index = static_cast<int32_t>(&loader - loaders.data());
+    return std::any_of(loops.begin(), loops.end(), [&](const Loop& l) {
+      bool feeds = std::find(l.loaders.begin(), l.loaders.end(), index) != l.loaders.end();
+      return feeds && (l.kind == LoopKind::Training || l.kind == LoopKind::Evaluation);
+    });
+  }
+  return !loader.read_once;
+}
+
+std::vector<int32_t> StepModel::innermost_training_loops() const {
+  std::vector<int32_t> out;
+  for (size_t i = 0; i < loops.size(); ++i) {
+    if (loops[i].kind != LoopKind::Training) continue;
+    bool has_inner = false;
+    for (size_t j = 0; j < loops.size() && !has_inner; ++j) {
+      if (j == i || loops[j].kind != LoopKind::Training) continue;
+      for (ScopeId s = scopes[loops[j].scope].parent; s != kNoScope; s = scopes[s].parent) {
+        if (s == loops[i].scope) {
+          has_inner = true;
+          break;
+        }
+      }
+    }
+    if (!has_inner) out.push_back(static_cast<int32_t>(i));
+  }
+  return out;
+}
+
+bool StepModel::amp_in_effect(int32_t loop) const {
+  return file_level_amp || loop_amp_[loop] ||
+         (enclosing_regions(loops[loop].scope) & kRegionAutocast);
+}
+
+}  // namespace gpulint

@@ -1,0 +1,123 @@
+#include "analyzer/engine.h"
+
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <thread>
+
+#include "analyzer/core/suppressions.h"
+#include "analyzer/python/front_end.h"
+
+namespace gpulint {
+namespace {
+
+Location locate(const SourceFile& file, Span span) {
+  return {file.path(), span, file.position(span.begin), file.position(span.end)};
+}
+
+class CollectingSink : public Sink {
+ public:
+  void report(Finding finding) override { findings.push_back(std::move(finding)); }
+  std::vector<Finding> findings;
+};
+
+struct FileOutcome {
+  std::vector<Diagnostic> diagnostics;
+  std::optional<FileError> error;
+};
+
+FileOutcome lint_path(const std::string& path, const std::vector<const Rule*>& rules) {
+  FileOutcome outcome;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    outcome.error = FileError{path, "cannot be read"};
+    return outcome;
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) {
+    outcome.error = FileError{path, "read error"};
+    return outcome;
+  }
+  std::string bytes = std::move(buffer).str();
+  if (bytes.size() > std::numeric_limits<uint32_t>::max() / 2) {
+    outcome.error = FileError{path, "larger than 2 GiB; skipped"};
+    return outcome;
+  }
+  if (looks_binary(bytes)) {
+    outcome.error = FileError{path, "looks like a binary file (it holds NUL bytes); skipped"};
+    return outcome;
+  }
+  if (int64_t bad = first_invalid_utf8(bytes); bad >= 0) {
+    SourceFile file(path, std::move(bytes));
+    Position at = file.position(static_cast<uint32_t>(bad));
+    outcome.error = FileError{path, "not valid UTF-8 (line " + std::to_string(at.line) +
+                                        ", column " + std::to_string(at.column) + "); skipped"};
+    return outcome;
+  }
+  outcome.diagnostics = lint_source(SourceFile(path, std::move(bytes)), rules);
+  return outcome;
+}
+
+}  // namespace
+
+std::vector<Diagnostic> lint_source(const SourceFile& file, const std::vector<const Rule*>& rules) {
+  StepModel model = python::build_model(file.text());
+  Suppressions suppressions = Suppressions::parse(file, model.comments);
+  std::vector<Diagnostic> out;
+  for (const Rule* rule : rules) {
+    CollectingSink sink;
+    rule->check(RuleInput{model, file.text()}, sink);
+    for (Finding& f : sink.findings) {
+      Location location = locate(file, f.span);
+      if (suppressions.suppressed(rule->info.code, location.start.line)) continue;
+      Diagnostic d;
+      d.code = rule->info.code;
+      d.name = rule->info.name;
+      d.severity = rule->info.severity;
+      d.message = std::move(f.message);
+      d.help = rule->info.help;
+      d.source_line = file.line_text(location.start.line);
+      d.location = std::move(location);
+      for (auto& [span, message] : f.related)
+        d.related.push_back({locate(file, span), std::move(message)});
+      d.fix = std::move(f.fix);
+      out.push_back(std::move(d));
+    }
+  }
+  std::sort(out.begin(), out.end(), diagnostic_less);
+  return out;
+}
+
+LintResult lint_files(const std::vector<std::string>& paths, const LintOptions& options) {
+  unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  jobs = std::min<unsigned>(jobs, std::max<size_t>(1, paths.size()));
+  std::vector<FileOutcome> outcomes(paths.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < paths.size(); i = next++)
+      outcomes[i] = lint_path(paths[i], options.rules);
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+
+  LintResult result;
+  result.files_checked = paths.size();
+  for (FileOutcome& o : outcomes) {
+    if (o.error) {
+      result.errors.push_back(std::move(*o.error));
+      --result.files_checked;
+    }
+    std::move(o.diagnostics.begin(), o.diagnostics.end(), std::back_inserter(result.diagnostics));
+  }
+  std::sort(result.diagnostics.begin(), result.diagnostics.end(), diagnostic_less);
+  std::sort(result.errors.begin(), result.errors.end(),
+            [](const FileError& a, const FileError& b) { return a.path < b.path; });
+  return result;
+}
+
+}  // namespace gpulint

@@ -1,0 +1,1454 @@
+#include "analyzer/python/front_end.h"
+
+#include <tree_sitter/api.h>
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "analyzer/python/names.h"
+
+extern "C" const TSLanguage* tree_sitter_python(void);
+
+namespace gpulint::python {
+namespace {
+
+// Deeper trees than this are not walked further: the rest of such an expression is reported
+// as not analysed (GL000) instead of risking the thread's stack.
+constexpr int kMaxDepth = 2000;
+// Expression judgements (tensor-ness, origins) look this deep and no deeper.
+constexpr int kMaxExprDepth = 48;
+
+struct Symbols {
+  TSSymbol module, function_definition, class_definition, decorated_definition, decorator;
+  TSSymbol for_statement, while_statement, if_statement, elif_clause, else_clause;
+  TSSymbol try_statement, except_clause, except_group_clause, finally_clause;
+  TSSymbol with_statement, with_clause, with_item, call, attribute, identifier, keyword_argument;
+  TSSymbol assignment, augmented_assignment, return_statement, comment, argument_list;
+  TSSymbol string, integer, true_, false_, subscript, binary_operator, comparison_operator;
+  TSSymbol boolean_operator, not_operator, unary_operator, parenthesized_expression;
+  TSSymbol dictionary, pair, dictionary_splat, list_splat, conditional_expression, lambda;
+  TSSymbol pattern_list, tuple_pattern, expression_list, tuple, list_pattern, list;
+  TSSymbol generator_expression, typed_parameter, default_parameter, typed_default_parameter;
+  TSSymbol block, concatenated_string, none;
+  TSFieldId f_body, f_name, f_superclasses, f_left, f_right, f_condition, f_consequence;
+  TSFieldId f_alternative, f_value, f_function, f_arguments, f_object, f_attribute, f_parameters;
+  TSFieldId f_definition, f_operator, f_argument, f_key;
+
+  explicit Symbols(const TSLanguage* lang) {
+    auto sym = [&](const char* name, bool named = true) {
+      return ts_language_symbol_for_name(lang, name, static_cast<uint32_t>(std::strlen(name)),
+                                         named);
+    };
+    auto field = [&](const char* name) {
+      return ts_language_field_id_for_name(lang, name, static_cast<uint32_t>(std::strlen(name)));
+    };
+    module = sym("module");
+    function_definition = sym("function_definition");
+    class_definition = sym("class_definition");
+    decorated_definition = sym("decorated_definition");
+    decorator = sym("decorator");
+    for_statement = sym("for_statement");
+    while_statement = sym("while_statement");
+    if_statement = sym("if_statement");
+    elif_clause = sym("elif_clause");
+    else_clause = sym("else_clause");
+    try_statement = sym("try_statement");
+    except_clause = sym("except_clause");
+    except_group_clause = sym("except_group_clause");
+    finally_clause = sym("finally_clause");
+    with_statement = sym("with_statement");
+    with_clause = sym("with_clause");
+    with_item = sym("with_item");
+    call = sym("call");
+    attribute = sym("attribute");
+    identifier = sym("identifier");
+    keyword_argument = sym("keyword_argument");
+    assignment = sym("assignment");
+    augmented_assignment = sym("augmented_assignment");
+    return_statement = sym("return_statement");
+    comment = sym("comment");
+    argument_list = sym("argument_list");
+    string = sym("string");
+    integer = sym("integer");
+    true_ = sym("true");
+    false_ = sym("false");
+    none = sym("none");
+    subscript = sym("subscript");
+    binary_operator = sym("binary_operator");
+    comparison_operator = sym("comparison_operator");
+    boolean_operator = sym("boolean_operator");
+    not_operator = sym("not_operator");
+    unary_operator = sym("unary_operator");
+    parenthesized_expression = sym("parenthesized_expression");
+    dictionary = sym("dictionary");
+    pair = sym("pair");
+    dictionary_splat = sym("dictionary_splat");
+    list_splat = sym("list_splat");
+    conditional_expression = sym("conditional_expression");
+    lambda = sym("lambda");
+    pattern_list = sym("pattern_list");
+    tuple_pattern = sym("tuple_pattern");
+    expression_list = sym("expression_list");
+    tuple = sym("tuple");
+    list_pattern = sym("list_pattern");
+    list = sym("list");
+    generator_expression = sym("generator_expression");
+    typed_parameter = sym("typed_parameter");
+    default_parameter = sym("default_parameter");
+    typed_default_parameter = sym("typed_default_parameter");
+    block = sym("block");
+    concatenated_string = sym("concatenated_string");
+    f_body = field("body");
+    f_name = field("name");
+    f_superclasses = field("superclasses");
+    f_left = field("left");
+    f_right = field("right");
+    f_condition = field("condition");
+    f_consequence = field("consequence");
+    f_alternative = field("alternative");
+    f_value = field("value");
+    f_function = field("function");
+    f_arguments = field("arguments");
+    f_object = field("object");
+    f_attribute = field("attribute");
+    f_parameters = field("parameters");
+    f_definition = field("definition");
+    f_operator = field("operator");
+    f_argument = field("argument");
+    f_key = field("key");
+  }
+};
+
+const Symbols& symbols() {
+  static const Symbols s(tree_sitter_python());
+  return s;
+}
+
+struct ParserDeleter {
+  void operator()(TSParser* p) const { ts_parser_delete(p); }
+};
+struct TreeDeleter {
+  void operator()(TSTree* t) const { ts_tree_delete(t); }
+};
+
+// Cursors reused across the walk: iterating children through ts_node_child(i) is linear in i,
+// so a block of n statements would cost n^2.
+class CursorPool {
+ public:
+  ~CursorPool() {
+    for (TSTreeCursor& c : cursors_) ts_tree_cursor_delete(&c);
+  }
+  TSTreeCursor* acquire(TSNode node) {
+    if (used_ == cursors_.size()) {
+      cursors_.push_back(ts_tree_cursor_new(node));
+    } else {
+      ts_tree_cursor_reset(&cursors_[used_], node);
+    }
+    return &cursors_[used_++];
+  }
+  void release() { --used_; }
+
+ private:
+  std::deque<TSTreeCursor> cursors_;  // stable addresses while cursors are in use
+  size_t used_ = 0;
+};
+
+// Where a name's value came from, as far as the front end cares.
+struct DeviceName {
+  DeviceTarget target = DeviceTarget::MaybeCuda;
+};
+
+struct LoopState {
+  int32_t loop = -1;
+  int32_t function = -1;
+  std::unordered_set<std::string> bound;      // names bound in the loop body so far
+  std::unordered_set<std::string> cpu_batch;  // names holding loader batches not yet moved
+};
+
+struct PendingCall {
+  std::string callee;  // `helper` or `self.method`
+  std::string klass;   // the class the call sits in, for self.method
+  Span span;
+  ScopeId scope;
+  bool loop_data;  // an argument is bound in the loop (or is a parameter of the helper)
+};
+
+struct PendingConvert {
+  TSNode call;
+  TSNode argument;
+  ScopeId scope;
+  bool inside_output;
+};
+
+struct PendingInput {
+  std::string callee;
+  UnmovedInput input;
+};
+
+struct ModelDtype {
+  std::string name;
+  bool reduced;
+};
+
+class Builder {
+ public:
+  explicit Builder(std::string_view src) : src_(src), s_(symbols()) {}
+
+  StepModel build() {
+    std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
+    ts_parser_set_language(parser.get(), tree_sitter_python());
+    std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(
+        parser.get(), nullptr, src_.data(), static_cast<uint32_t>(src_.size())));
+    if (!tree) {
+      m_.parse_errors.push_back({{0, 0}, "the parser gave up on this file"});
+      return std::move(m_);
+    }
+    TSNode root = ts_tree_root_node(tree.get());
+    scope_ = m_.add_scope(ScopeKind::Module, kNoScope);
+    module_scope_ = scope_;
+    visit_children(root, 0);
+    finish();
+    return std::move(m_);
+  }
+
+ private:
+  std::string_view src_;
+  const Symbols& s_;
+  StepModel m_;
+  CursorPool cursors_;
+  ScopeId scope_ = kNoScope;
+  ScopeId module_scope_ = kNoScope;
+  int32_t function_ = -1;
+  std::string class_name_;
+  std::string class_bases_;
+  bool in_forward_ = false;
+  bool in_output_ = false;
+  std::vector<LoopState> loop_stack_;
+  std::vector<std::unordered_set<std::string>> params_;  // per open function
+
+  std::unordered_set<std::string> model_names_, loss_names_, optimizer_names_, tensor_names_,
+      numpy_names_, counter_names_, autocast_names_, on_device_names_;
+  std::unordered_map<std::string, DeviceName> device_names_;
+  std::unordered_map<std::string, int32_t> loader_names_;       // name -> loader
+  std::unordered_map<std::string, int32_t> loader_iter_names_;  // it = iter(loader)
+  std::unordered_map<std::string, int32_t> loader_functions_;   // def f(): return DataLoader
+  std::unordered_map<std::string, int64_t> constants_;          // module-level NAME = literal
+  std::unordered_map<std::string, std::vector<std::pair<TSNode, bool>>> dicts_;  // kwargs dicts
+  std::unordered_map<std::string, int32_t> function_by_name_;                    // `f` or `Class.f`
+  std::vector<PendingCall> pending_calls_;
+  std::vector<PendingConvert> pending_converts_;
+  std::vector<PendingInput> pending_inputs_;
+  std::vector<ModelDtype> model_dtypes_;
+
+  // ---- small helpers -------------------------------------------------------------------
+
+  std::string_view text(TSNode n) const {
+    uint32_t b = ts_node_start_byte(n), e = ts_node_end_byte(n);
+    return src_.substr(b, e - b);
+  }
+  static Span span(TSNode n) { return {ts_node_start_byte(n), ts_node_end_byte(n)}; }
+  TSNode field(TSNode n, TSFieldId f) const { return ts_node_child_by_field_id(n, f); }
+  static bool null(TSNode n) { return ts_node_is_null(n); }
+  bool is(TSNode n, TSSymbol sym) const { return !null(n) && ts_node_symbol(n) == sym; }
+
+  template <class F>
+  void for_each_child(TSNode n, F&& f, bool named_only = true) {
+    TSTreeCursor* c = cursors_.acquire(n);
+    if (ts_tree_cursor_goto_first_child(c)) {
+      do {
+        TSNode child = ts_tree_cursor_current_node(c);
+        if (!named_only || ts_node_is_named(child)) f(child);
+      } while (ts_tree_cursor_goto_next_sibling(c));
+    }
+    cursors_.release();
+  }
+
+  // `a.b.c` for attribute chains of identifiers; empty for anything else.
+  std::string dotted(TSNode n, int depth = 0) const {
+    if (null(n) || depth > kMaxExprDepth) return {};
+    if (is(n, s_.identifier)) return std::string(text(n));
+    if (is(n, s_.attribute)) {
+      std::string object = dotted(field(n, s_.f_object), depth + 1);
+      TSNode attr = field(n, s_.f_attribute);
+      if (object.empty() || null(attr)) return {};
+      return object + "." + std::string(text(attr));
+    }
+    return {};
+  }
+
+  // The name a call is made on: `model` in `model(x)`, `self.net` in `self.net(x)`.
+  std::string callee_name(TSNode call) const { return dotted(field(call, s_.f_function)); }
+
+  std::string_view method_of(TSNode call) const {
+    TSNode fn = field(call, s_.f_function);
+    if (!is(fn, s_.attribute)) return {};
+    TSNode attr = field(fn, s_.f_attribute);
+    return null(attr) ? std::string_view{} : text(attr);
+  }
+
+  TSNode receiver_of(TSNode call) const {
+    TSNode fn = field(call, s_.f_function);
+    return is(fn, s_.attribute) ? field(fn, s_.f_object) : TSNode{};
+  }
+
+  std::string string_value(TSNode n) const {
+    if (!is(n, s_.string)) return {};
+    std::string_view t = text(n);
+    size_t q = t.find_first_of("\"'");
+    if (q == std::string_view::npos) return {};
+    char quote = t[q];
+    size_t e = t.find_last_of(quote);
+    if (e <= q) return {};
+    std::string_view inner = t.substr(q + 1, e - q - 1);
+    while (!inner.empty() && inner.front() == quote) inner.remove_prefix(1);
+    while (!inner.empty() && inner.back() == quote) inner.remove_suffix(1);
+    return std::string(inner);
+  }
+
+  TSNode unparen(TSNode n) const {
+    for (int d = 0; is(n, s_.parenthesized_expression) && d < kMaxExprDepth; ++d) {
+      n = ts_node_named_child(n, 0);
+    }
+    return n;
+  }
+
+  // Names bound by an assignment target or loop target, `self.x` included.
+  void target_names(TSNode n, std::vector<std::string>& out, int depth = 0) {
+    if (null(n) || depth > kMaxExprDepth) return;
+    if (is(n, s_.identifier) || is(n, s_.attribute)) {
+      std::string name = dotted(n);
+      if (!name.empty()) out.push_back(std::move(name));
+      return;
+    }
+    if (is(n, s_.pattern_list) || is(n, s_.tuple_pattern) || is(n, s_.list_pattern) ||
+        is(n, s_.expression_list) || is(n, s_.tuple) || is(n, s_.list) ||
+        is(n, s_.parenthesized_expression) || is(n, s_.list_splat)) {
+      for_each_child(n, [&](TSNode c) { target_names(c, out, depth + 1); });
+    }
+  }
+
+  // Every identifier (and self.x) an expression reads, down to a bounded depth.
+  void read_names(TSNode n, std::vector<std::string>& out, int depth = 0) {
+    if (null(n) || depth > kMaxExprDepth || out.size() > 64) return;
+    if (is(n, s_.identifier)) {
+      out.emplace_back(text(n));
+      return;
+    }
+    if (is(n, s_.attribute)) {
+      std::string name = dotted(n);
+      if (!name.empty()) out.push_back(name);
+    }
+    if (is(n, s_.keyword_argument)) {
+      read_names(field(n, s_.f_value), out, depth + 1);
+      return;
+    }
+    for_each_child(n, [&](TSNode c) { read_names(c, out, depth + 1); });
+  }
+
+  bool contains_text(TSNode n, std::string_view needle) const {
+    return text(n).find(needle) != std::string_view::npos;
+  }
+
+  bool moves_to_device(TSNode n) const {
+    std::string_view t = text(n);
+    return t.find(".to(") != std::string_view::npos || t.find(".cuda(") != std::string_view::npos ||
+           t.find("to_device") != std::string_view::npos ||
+           t.find("device=") != std::string_view::npos;
+  }
+
+  // ---- the walk ------------------------------------------------------------------------
+
+  void visit_children(TSNode n, int depth) {
+    for_each_child(
+        n, [&](TSNode c) { visit(c, depth + 1); }, /*named_only=*/false);
+  }
+
+  void visit(TSNode n, int depth) {
+    if (depth > kMaxDepth) {
+      if (m_.parse_errors.empty() ||
+          m_.parse_errors.back().message.find("nesting") == std::string::npos) {
+        m_.parse_errors.push_back({span(n), "nesting deeper than " + std::to_string(kMaxDepth) +
+                                                " levels; the code inside is not analysed"});
+      }
+      return;
+    }
+    if (ts_node_is_missing(n)) {
+      m_.parse_errors.push_back(
+          {span(n), "syntax error: expected `" + std::string(ts_node_type(n)) + "`"});
+      return;
+    }
+    if (!ts_node_is_named(n)) return;
+    if (ts_node_is_error(n)) {
+      std::string_view t = text(n).substr(0, 24);
+      size_t nl = t.find('\n');
+      if (nl != std::string_view::npos) t = t.substr(0, nl);
+      m_.parse_errors.push_back({span(n), "syntax error near `" + std::string(t) + "`"});
+      visit_children(n, depth);
+      return;
+    }
+    TSSymbol sym = ts_node_symbol(n);
+    if (sym == s_.comment) return on_comment(n);
+    if (sym == s_.function_definition) return on_function(n, depth, kRegionNone);
+    if (sym == s_.decorated_definition) return on_decorated(n, depth);
+    if (sym == s_.class_definition) return on_class(n, depth);
+    if (sym == s_.for_statement) return on_for(n, depth);
+    if (sym == s_.while_statement) return on_while(n, depth);
+    if (sym == s_.if_statement) return on_if(n, depth);
+    if (sym == s_.try_statement) return on_try(n, depth);
+    if (sym == s_.with_statement) return on_with(n, depth);
+    if (sym == s_.call) return on_call(n, depth);
+    if (sym == s_.assignment) return on_assignment(n, depth);
+    if (sym == s_.augmented_assignment) return on_augmented(n, depth);
+    if (sym == s_.return_statement) return on_return(n, depth);
+    visit_children(n, depth);
+  }
+
+  void on_comment(TSNode n) {
+    Comment c;
+    c.span = span(n);
+    uint32_t b = c.span.begin;
+    while (b > 0 && (src_[b - 1] == ' ' || src_[b - 1] == '\t')) --b;
+    c.own_line = b == 0 || src_[b - 1] == '\n' || src_[b - 1] == '\r';
+    m_.comments.push_back(c);
+  }
+
+  void with_scope(ScopeId scope, TSNode body, int depth) {
+    ScopeId saved = scope_;
+    scope_ = scope;
+    if (!null(body)) visit(body, depth + 1);
+    scope_ = saved;
+  }
+
+  ScopeId new_scope(ScopeKind kind, int32_t index = -1) {
+    return m_.add_scope(kind, scope_, index);
+  }
+
+  uint8_t region_of(TSNode expr) const {
+    std::string name = dotted(is(expr, s_.call) ? field(expr, s_.f_function) : expr);
+    std::string_view tail = last_component(name);
+    std::string_view t = text(expr);
+    if (tail == "no_grad" || tail == "inference_mode") return kRegionNoGrad;
+    if (tail == "set_grad_enabled" && t.find("False") != std::string_view::npos)
+      return kRegionNoGrad;
+    if (tail == "autocast" || autocast_names_.count(name)) return kRegionAutocast;
+    // An unresolved context manager named like autocast counts as AMP (silence over noise).
+    if (!name.empty() && (name.find("autocast") != std::string::npos || tail == "amp" ||
+                          tail.starts_with("amp_") || tail.ends_with("_amp"))) {
+      return kRegionAutocast;
+    }
+    return kRegionNone;
+  }
+
+  void on_decorated(TSNode n, int depth) {
+    uint8_t regions = kRegionNone;
+    for_each_child(n, [&](TSNode c) {
+      if (is(c, s_.decorator)) regions |= region_of(unparen(ts_node_named_child(c, 0)));
+    });
+    TSNode def = field(n, s_.f_definition);
+    if (is(def, s_.function_definition)) return on_function(def, depth, regions);
+    if (!null(def)) visit(def, depth + 1);
+  }
+
+  void on_class(TSNode n, int depth) {
+    std::string saved_name = class_name_, saved_bases = class_bases_;
+    TSNode name = field(n, s_.f_name);
+    TSNode bases = field(n, s_.f_superclasses);
+    class_name_ = null(name) ? "" : std::string(text(name));
+    class_bases_ = null(bases) ? "" : std::string(text(bases));
+    with_scope(new_scope(ScopeKind::Class), field(n, s_.f_body), depth);
+    class_name_ = saved_name;
+    class_bases_ = saved_bases;
+  }
+
+  void on_function(TSNode n, int depth, uint8_t regions) {
+    Function f;
+    TSNode name = field(n, s_.f_name);
+    f.name = null(name) ? "" : std::string(text(name));
+    f.span = span(n);
+    f.name_span = null(name) ? f.span : span(name);
+    bool method = !class_name_.empty() && m_.scopes[scope_].kind == ScopeKind::Class;
+    if (method) {
+      bool lightning = class_bases_.find("LightningModule") != std::string::npos;
+      bool hf_trainer = !lightning && class_bases_.find("Trainer") != std::string::npos;
+      f.per_step_hook =
+          (lightning && is_lightning_hook(f.name)) || (hf_trainer && is_hf_trainer_hook(f.name));
+    }
+    const int32_t index = static_cast<int32_t>(m_.functions.size());
+    ScopeId scope = new_scope(ScopeKind::Function, index);
+    m_.scopes[scope].regions = regions;
+    f.scope = scope;
+    m_.functions.push_back(f);
+    std::string key = method ? class_name_ + "." + f.name : f.name;
+    if (m_.scopes[scope_].kind == ScopeKind::Module || method)
+      function_by_name_.emplace(key, index);
+
+    std::unordered_set<std::string> params;
+    TSNode parameters = field(n, s_.f_parameters);
+    if (!null(parameters)) {
+      for_each_child(parameters, [&](TSNode p) {
+        TSNode id = is(p, s_.identifier) ? p : ts_node_named_child(p, 0);
+        if (is(id, s_.identifier)) params.emplace(text(id));
+      });
+    }
+    for (const std::string& p : params) {
+      if (looks_like_device(p) && !device_names_.count(p))
+        device_names_[p] = {DeviceTarget::MaybeCuda};
+    }
+
+    int32_t saved_function = function_;
+    bool saved_forward = in_forward_;
+    std::vector<LoopState> saved_loops;
+    saved_loops.swap(loop_stack_);
+    function_ = index;
+    in_forward_ = in_forward_ || (method && f.name == "forward");
+    params_.push_back(std::move(params));
+    with_scope(scope, field(n, s_.f_body), depth);
+    params_.pop_back();
+    loop_stack_.swap(saved_loops);
+    in_forward_ = saved_forward;
+    function_ = saved_function;
+  }
+
+  // ---- loops ---------------------------------------------------------------------------
+
+  int32_t begin_loop(TSNode n, TSNode header_end) {
+    Loop loop;
+    loop.span = span(n);
+    loop.header = {ts_node_start_byte(n),
+                   null(header_end) ? ts_node_start_byte(n) : ts_node_end_byte(header_end)};
+    loop.function = function_;
+    loop.never_step = in_forward_;
+    const int32_t index = static_cast<int32_t>(m_.loops.size());
+    loop.scope = new_scope(ScopeKind::Loop, index);
+    m_.loops.push_back(std::move(loop));
+    LoopState state;
+    state.loop = index;
+    state.function = function_;
+    loop_stack_.push_back(std::move(state));
+    return index;
+  }
+
+  void end_loop() { loop_stack_.pop_back(); }
+
+  // Links a loop to the loaders its iterable reads.
+  void note_iterable(int32_t loop, TSNode iterable) {
+    std::string_view t = text(iterable);
+    if (is_module_container_iter(t)) {
+      m_.loops[loop].never_step = true;
+      return;
+    }
+    std::vector<std::string> names;
+    read_names(iterable, names);
+    for (const std::string& name : names) {
+      auto it = loader_names_.find(name);
+      if (it == loader_names_.end()) it = loader_iter_names_.find(name);
+      if (it != loader_iter_names_.end() && it != loader_names_.end()) {
+        link_loader(loop, it->second);
+      } else if (looks_like_loader(name)) {
+        m_.loops[loop].iterates_loader = true;
+      }
+    }
+    if (!loader_names_.empty() || !loader_iter_names_.empty()) {
+      for (const std::string& name : names) {
+        if (auto it = loader_names_.find(name); it != loader_names_.end())
+          link_loader(loop, it->second);
+      }
+    }
+  }
+
+  void link_loader(int32_t loop, int32_t loader) {
+    Loop& l = m_.loops[loop];
+    l.iterates_loader = true;
+    if (std::find(l.loaders.begin(), l.loaders.end(), loader) == l.loaders.end())
+      l.loaders.push_back(loader);
+    m_.loaders[loader].iterated = true;
+  }
+
+  void on_for(TSNode n, int depth) {
+    TSNode left = field(n, s_.f_left), right = field(n, s_.f_right);
+    if (!null(right)) visit(right, depth + 1);  // the iterable is evaluated once
+    int32_t loop = begin_loop(n, right);
+    if (!null(right)) note_iterable(loop, right);
+    std::vector<std::string> targets;
+    target_names(left, targets);
+    LoopState& state = loop_stack_.back();
+    for (const std::string& t : targets) {
+      state.bound.insert(t);
+      if (m_.loops[loop].iterates_loader) {
+        state.cpu_batch.insert(t);
+        tensor_names_.insert(t);
+      }
+    }
+    if (!null(right) && (contains_text(right, "range(") || contains_text(right, "enumerate("))) {
+      // `for step in range(n)` / `for i, batch in enumerate(loader)`: the first target counts.
+      if (!targets.empty()) counter_names_.insert(targets.front());
+    }
+    with_scope(m_.loops[loop].scope, field(n, s_.f_body), depth);
+    end_loop();
+    TSNode alternative = field(n, s_.f_alternative);
+    if (!null(alternative)) visit(alternative, depth + 1);
+  }
+
+  void on_while(TSNode n, int depth) {
+    TSNode condition = field(n, s_.f_condition);
+    int32_t loop = begin_loop(n, condition);
+    ScopeId saved = scope_;
+    scope_ = m_.loops[loop].scope;
+    if (!null(condition)) visit(condition, depth + 1);  // evaluated every iteration
+    scope_ = saved;
+    with_scope(m_.loops[loop].scope, field(n, s_.f_body), depth);
+    end_loop();
+    TSNode alternative = field(n, s_.f_alternative);
+    if (!null(alternative)) visit(alternative, depth + 1);
+  }
+
+  // ---- branches ------------------------------------------------------------------------
+
+  Guard classify_guard(TSNode condition) {
+    std::vector<std::string> names;
+    read_names(condition, names);
+    bool rank = false, counter = false;
+    for (const std::string& name : names) {
+      if (is_rank_name(name)) rank = true;
+      if (counter_names_.count(name) || looks_like_counter(name)) counter = true;
+    }
+    std::string_view t = text(condition);
+    bool interval_op =
+        t.find('%') != std::string_view::npos || t.find("==") != std::string_view::npos ||
+        t.find('<') != std::string_view::npos || t.find('>') != std::string_view::npos ||
+        t.find('(') != std::string_view::npos || t.find("not ") != std::string_view::npos;
+    if (counter && interval_op) return Guard::Interval;
+    if (rank) return Guard::Rank;
+    return Guard::Data;
+  }
+
+  void on_if(TSNode n, int depth) {
+    TSNode condition = field(n, s_.f_condition);
+    if (!null(condition)) visit(condition, depth + 1);
+    Guard guard = null(condition) ? Guard::Data : classify_guard(condition);
+    ScopeId branch = new_scope(ScopeKind::Branch);
+    m_.scopes[branch].guard = guard;
+    bool cuda_branch = !null(condition) && is_cuda_condition(condition);
+    cuda_branch_stack_.push_back(cuda_branch);
+    with_scope(branch, field(n, s_.f_consequence), depth);
+    cuda_branch_stack_.pop_back();
+    // elif / else: the else of a rank guard is a rank branch too (other ranks, every step).
+    for_each_child(n, [&](TSNode c) {
+      if (is(c, s_.elif_clause)) {
+        TSNode cond = field(c, s_.f_condition);
+        if (!null(cond)) visit(cond, depth + 1);
+        ScopeId b = new_scope(ScopeKind::Branch);
+        m_.scopes[b].guard = null(cond) ? Guard::Data : classify_guard(cond);
+        cuda_branch_stack_.push_back(false);
+        with_scope(b, field(c, s_.f_consequence), depth);
+        cuda_branch_stack_.pop_back();
+      } else if (is(c, s_.else_clause)) {
+        ScopeId b = new_scope(ScopeKind::Branch);
+        m_.scopes[b].guard = guard == Guard::Rank ? Guard::Rank : Guard::Data;
+        cuda_branch_stack_.push_back(false);
+        with_scope(b, field(c, s_.f_body), depth);
+        cuda_branch_stack_.pop_back();
+      }
+    });
+  }
+
+  std::vector<bool> cuda_branch_stack_;
+
+  bool is_cuda_condition(TSNode condition) const {
+    std::string_view t = text(condition);
+    return t.find("cuda") != std::string_view::npos || t.find("gpu") != std::string_view::npos ||
+           t.find("GPU") != std::string_view::npos;
+  }
+
+  void on_try(TSNode n, int depth) {
+    for_each_child(n, [&](TSNode c) {
+      if (is(c, s_.except_clause) || is(c, s_.except_group_clause)) {
+        with_scope(new_scope(ScopeKind::Handler), c, depth);
+      } else {
+        visit(c, depth + 1);
+      }
+    });
+  }
+
+  void on_with(TSNode n, int depth) {
+    uint8_t regions = kRegionNone;
+    for_each_child(n, [&](TSNode c) {
+      if (!is(c, s_.with_clause)) return;
+      for_each_child(c, [&](TSNode item) {
+        TSNode value = is(item, s_.with_item) ? field(item, s_.f_value) : item;
+        if (null(value)) return;
+        visit(value, depth + 1);
+        TSNode expr = unparen(value);
+        // `with autocast() as ac`: the as_pattern wraps the expression.
+        if (!is(expr, s_.call) && !is(expr, s_.identifier) && !is(expr, s_.attribute)) {
+          expr = ts_node_named_child(expr, 0);
+        }
+        if (!null(expr)) regions |= region_of(expr);
+      });
+    });
+    ScopeId scope = new_scope(ScopeKind::With);
+    m_.scopes[scope].regions = regions;
+    with_scope(scope, field(n, s_.f_body), depth);
+  }
+
+  // ---- assignments ---------------------------------------------------------------------
+
+  bool is_tensor_expr(TSNode n, int depth = 0) const {
+    if (null(n) || depth > kMaxExprDepth) return false;
+    TSSymbol sym = ts_node_symbol(n);
+    if (sym == s_.identifier) return tensor_names_.count(std::string(text(n))) > 0;
+    if (sym == s_.parenthesized_expression)
+      return is_tensor_expr(ts_node_named_child(n, 0), depth + 1);
+    if (sym == s_.attribute) {
+      std::string name = dotted(n);
+      if (!name.empty() && tensor_names_.count(name)) return true;
+      TSNode attr = field(n, s_.f_attribute);
+      std::string_view a = null(attr) ? std::string_view{} : text(attr);
+      return a == "loss" || a == "logits" || a == "last_hidden_state" || a == "T" ||
+             (a == "data" && is_tensor_expr(field(n, s_.f_object), depth + 1));
+    }
+    if (sym == s_.subscript) return is_tensor_expr(field(n, s_.f_value), depth + 1);
+    if (sym == s_.binary_operator || sym == s_.comparison_operator) {
+      bool any = false;
+      const_cast<Builder*>(this)->for_each_child(
+          n, [&](TSNode c) { any = any || is_tensor_expr(c, depth + 1); });
+      return any;
+    }
+    if (sym == s_.unary_operator) return is_tensor_expr(field(n, s_.f_argument), depth + 1);
+    if (sym == s_.call) {
+      std::string name = callee_name(n);
+      if (!name.empty()) {
+        if (is_tensor_function(name) || model_names_.count(name) || loss_names_.count(name))
+          return true;
+        if (is_functional_loss(name)) return true;
+      }
+      std::string_view method = method_of(n);
+      if (!method.empty() && is_tensor_method(method))
+        return is_tensor_expr(receiver_of(n), depth + 1);
+    }
+    return false;
+  }
+
+  void on_assignment(TSNode n, int depth) {
+    TSNode left = field(n, s_.f_left), right = field(n, s_.f_right);
+    if (!null(right)) visit(right, depth + 1);
+    std::vector<std::string> names;
+    target_names(left, names);
+    if (names.empty() || null(right)) return;
+    TSNode value = unparen(right);
+    const std::string& name = names.front();
+    const bool single = names.size() == 1;
+
+    // Loop-carried facts: bound names, and batches moved or not on their way to the model.
+    if (!loop_stack_.empty() && loop_stack_.back().function == function_) {
+      LoopState& state = loop_stack_.back();
+      bool moved = moves_to_device(value);
+      bool from_batch = !moved && reads_cpu_batch(value, state);
+      for (const std::string& t : names) {
+        state.bound.insert(t);
+        if (from_batch) {
+          state.cpu_batch.insert(t);
+        } else {
+          state.cpu_batch.erase(t);
+        }
+      }
+    }
+
+    bool tensor = is_tensor_expr(value);
+    for (const std::string& t : names) {
+      if (tensor) tensor_names_.insert(t);
+      if (moves_to_device(value)) on_device_names_.insert(t);
+    }
+    if (contains_text(value, "autocast")) autocast_names_.insert(name);
+
+    if (is(value, s_.call)) {
+      std::string callee = callee_name(value);
+      std::string_view tail = last_component(callee);
+      if (single && !m_.loaders.empty() && m_.loaders.back().call == span(value)) {
+        loader_names_[name] = static_cast<int32_t>(m_.loaders.size() - 1);
+      }
+      if (single && tail == "iter") {
+        TSNode args = field(value, s_.f_arguments);
+        TSNode arg = null(args) ? TSNode{} : ts_node_named_child(args, 0);
+        std::string inner = dotted(arg);
+        if (auto it = loader_names_.find(inner); it != loader_names_.end()) {
+          loader_iter_names_[name] = it->second;
+        } else if (looks_like_loader(inner)) {
+          loader_iter_names_[name] = -1;
+        }
+      }
+      if (single && loader_functions_.count(callee)) {
+        loader_names_[name] = loader_functions_[callee];
+      }
+      if (is_loss_constructor(callee)) {
+        loss_names_.insert(name);
+      } else if (is_optimizer_constructor(callee)) {
+        optimizer_names_.insert(name);
+      }
+      if (tail == "device" && callee.find("torch") != std::string::npos) {
+        device_names_[name] = {classify_device(value)};
+      }
+      if (tail == "compile" || tail == "DistributedDataParallel" || tail == "DDP" ||
+          tail == "DataParallel" || tail == "FSDP") {
+        std::vector<std::string> args;
+        TSNode arglist = field(value, s_.f_arguments);
+        if (!null(arglist)) {
+          TSNode first = ts_node_named_child(arglist, 0);
+          std::string inner = dotted(first);
+          if (!inner.empty() && model_names_.count(inner)) model_names_.insert(name);
+        }
+      }
+      // `model = model.to(device)` / `model = Net().cuda()`
+      std::string_view method = method_of(value);
+      if ((method == "to" || method == "cuda") &&
+          !is_fill_factory(callee_name(receiver_of(value)))) {
+        TSNode recv = receiver_of(value);
+        std::string root = dotted(recv);
+        if ((is(recv, s_.call) && !is_tensor_function(callee_name(recv)) &&
+             !is_parameterless_module(callee_name(recv))) ||
+            model_names_.count(root)) {
+          if (!is_loss_constructor(callee_name(recv))) model_names_.insert(name);
+        }
+      }
+    } else if (is(value, s_.string)) {
+      std::string v = string_value(value);
+      if (v == "cpu")
+        device_names_[name] = {DeviceTarget::Cpu};
+      else if (v.starts_with("cuda"))
+        device_names_[name] = {DeviceTarget::Cuda};
+    } else if (is(value, s_.conditional_expression) && single) {
+      std::string_view t = text(value);
+      if (t.find("\"cuda") != std::string_view::npos || t.find("'cuda") != std::string_view::npos) {
+        device_names_[name] = {DeviceTarget::MaybeCuda};
+      }
+    } else if (is(value, s_.identifier) && single) {
+      std::string source(text(value));
+      if (auto it = device_names_.find(source); it != device_names_.end())
+        device_names_[name] = it->second;
+      if (model_names_.count(source)) model_names_.insert(name);
+    }
+
+    if (single && (is(value, s_.integer) || is(value, s_.true_) || is(value, s_.false_)) &&
+        m_.scopes[scope_].kind == ScopeKind::Module) {
+      constants_[name] = literal_number(value);
+    }
+    if (single &&
+        (is(value, s_.dictionary) || (is(value, s_.call) && callee_name(value) == "dict") ||
+         is(value, s_.conditional_expression))) {
+      dicts_[name].clear();
+      dicts_[name].emplace_back(value, false);
+    }
+    if (single && looks_like_device(name) && !device_names_.count(name)) {
+      device_names_[name] = {classify_device(value)};
+    }
+  }
+
+  bool reads_cpu_batch(TSNode value, const LoopState& state) {
+    if (state.cpu_batch.empty()) return false;
+    TSNode root = value;
+    for (int d = 0; d < kMaxExprDepth; ++d) {
+      root = unparen(root);
+      if (is(root, s_.subscript)) {
+        root = field(root, s_.f_value);
+      } else if (is(root, s_.attribute) && !state.cpu_batch.count(dotted(root))) {
+        root = field(root, s_.f_object);
+      } else {
+        break;
+      }
+    }
+    if (is(root, s_.identifier) || is(root, s_.attribute))
+      return state.cpu_batch.count(dotted(root)) > 0;
+    if (is(root, s_.tuple) || is(root, s_.expression_list) || is(root, s_.list)) {
+      bool any = false;
+      for_each_child(root, [&](TSNode c) { any = any || reads_cpu_batch(c, state); });
+      return any;
+    }
+    return false;
+  }
+
+  int64_t literal_number(TSNode n) const {
+    if (is(n, s_.true_)) return 1;
+    if (is(n, s_.false_)) return 0;
+    std::string t(text(n));
+    std::erase(t, '_');
+    try {
+      return std::stoll(t, nullptr, 0);
+    } catch (...) {
+      return 0;
+    }
+  }
+
+  void on_augmented(TSNode n, int depth) {
+    visit_children(n, depth);
+    TSNode left = field(n, s_.f_left), right = field(n, s_.f_right);
+    std::string name = dotted(left);
+    if (name.empty()) return;
+    if (text(right) == "1") counter_names_.insert(name);
+    if (is_tensor_expr(right)) tensor_names_.insert(name);
+    if (!loop_stack_.empty()) loop_stack_.back().bound.insert(name);
+  }
+
+  void on_return(TSNode n, int depth) {
+    visit_children(n, depth);
+    if (function_ < 0) return;
+    TSNode value = unparen(ts_node_named_child(n, 0));
+    if (null(value)) return;
+    int32_t loader = -1;
+    if (is(value, s_.call) && !m_.loaders.empty() && m_.loaders.back().call == span(value)) {
+      loader = static_cast<int32_t>(m_.loaders.size() - 1);
+    } else if (auto it = loader_names_.find(dotted(value)); it != loader_names_.end()) {
+      loader = it->second;
+    }
+    if (loader < 0) return;
+    const std::string& fname = m_.functions[function_].name;
+    bool lightning_hook = fname.ends_with("_dataloader") || fname == "train_dataloader";
+    if (lightning_hook && !class_name_.empty()) {
+      m_.loaders[loader].returned_from_hook = true;
+    } else {
+      loader_functions_[fname] = loader;
+    }
+  }
+
+  // ---- calls ---------------------------------------------------------------------------
+
+  DeviceTarget classify_device(TSNode n, int depth = 0) const {
+    n = unparen(n);
+    if (null(n) || depth > 8) return DeviceTarget::MaybeCuda;
+    if (is(n, s_.string)) {
+      std::string v = string_value(n);
+      return v == "cpu"              ? DeviceTarget::Cpu
+             : v.starts_with("cuda") ? DeviceTarget::Cuda
+                                     : DeviceTarget::MaybeCuda;
+    }
+    if (is(n, s_.call)) {
+      std::string callee = callee_name(n);
+      if (last_component(callee) == "device") {
+        TSNode args = field(n, s_.f_arguments);
+        TSNode first = null(args) ? TSNode{} : ts_node_named_child(args, 0);
+        if (!null(first)) return classify_device(first, depth + 1);
+      }
+      return DeviceTarget::MaybeCuda;
+    }
+    if (is(n, s_.identifier) || is(n, s_.attribute)) {
+      auto it = device_names_.find(dotted(n));
+      if (it != device_names_.end()) return it->second.target;
+    }
+    return DeviceTarget::MaybeCuda;
+  }
+
+  // Is this expression a device at all (and not a dtype or another tensor)?
+  bool is_device_expr(TSNode n) const {
+    n = unparen(n);
+    if (null(n)) return false;
+    if (is(n, s_.string)) {
+      std::string v = string_value(n);
+      return v == "cpu" || v.starts_with("cuda") || v == "mps";
+    }
+    if (is(n, s_.call)) return last_component(callee_name(n)) == "device";
+    if (is(n, s_.identifier) || is(n, s_.attribute)) {
+      std::string name = dotted(n);
+      if (device_names_.count(name)) return true;
+      std::string_view tail = last_component(name);
+      return looks_like_device(name) && tail.find("dtype") == std::string_view::npos;
+    }
+    if (is(n, s_.conditional_expression)) return contains_text(n, "cuda");
+    return false;
+  }
+
+  struct Args {
+    std::vector<TSNode> positional;
+    std::vector<std::pair<std::string_view, TSNode>> keywords;
+    std::vector<TSNode> dict_splats;
+    bool list_splat = false;
+  };
+
+  Args arguments(TSNode call) {
+    Args a;
+    TSNode list = field(call, s_.f_arguments);
+    if (!is(list, s_.argument_list)) return a;
+    for_each_child(list, [&](TSNode c) {
+      if (is(c, s_.keyword_argument)) {
+        TSNode name = field(c, s_.f_name), value = field(c, s_.f_value);
+        if (!null(name) && !null(value)) a.keywords.emplace_back(text(name), value);
+      } else if (is(c, s_.dictionary_splat)) {
+        a.dict_splats.push_back(ts_node_named_child(c, 0));
+      } else if (is(c, s_.list_splat)) {
+        a.list_splat = true;
+      } else if (!is(c, s_.comment)) {
+        a.positional.push_back(c);
+      }
+    });
+    return a;
+  }
+
+  static TSNode keyword(const Args& a, std::string_view name) {
+    for (const auto& [k, v] : a.keywords) {
+      if (k == name) return v;
+    }
+    return TSNode{};
+  }
+
+  void on_call(TSNode n, int depth) {
+    const std::string callee = callee_name(n);
+    const std::string_view method = method_of(n);
+    const std::string_view tail = last_component(callee);
+    const bool output = is_output_call(callee, method, n);
+    bool saved_output = in_output_;
+    in_output_ = in_output_ || output;
+    visit_children(n, depth);
+    in_output_ = saved_output;
+
+    Args args = arguments(n);
+    if (TSNode device = keyword(args, "device"); !null(device) && is_device_expr(device)) {
+      add_move(n, classify_device(device), {}, false);
+    }
+
+    if (!method.empty()) on_method_call(n, callee, method, args);
+    if (tail == "DataLoader" || tail == "make_data_loader") on_loader(n, args);
+    if (callee == "print") add_output(n, OutputKind::Console, callee);
+    if ((callee == "float" || callee == "int" || callee == "bool") && args.positional.size() == 1 &&
+        args.keywords.empty()) {
+      pending_converts_.push_back({n, args.positional.front(), scope_, in_output_});
+    }
+    if (callee == "next" && !args.positional.empty()) on_next(args.positional.front());
+    if (tail == "Trainer" || tail == "Accelerator" || tail == "Fabric") on_framework(n, tail, args);
+    if (tail == "TrainingArguments" || tail == "Seq2SeqTrainingArguments") {
+      for (std::string_view k : {"bf16", "fp16"}) {
+        if (TSNode v = keyword(args, k); is(v, s_.true_)) m_.file_level_amp = true;
+      }
+    }
+    if (is_optimizer_constructor(callee) && !args.positional.empty()) {
+      std::string root = dotted(receiver_of(unparen(args.positional.front())));
+      if (!root.empty() && root != "self") model_names_.insert(root);
+    }
+    if ((tail == "DistributedDataParallel" || tail == "DDP" || tail == "DataParallel") &&
+        !args.positional.empty()) {
+      std::string model = dotted(args.positional.front());
+      if (!model.empty()) model_names_.insert(model);
+    }
+    if (!callee.empty() && callee.find('.') == std::string::npos) {
+      pending_calls_.push_back({callee, {}, span(n), scope_, has_loop_data(args)});
+    } else if (callee.starts_with("self.") && std::count(callee.begin(), callee.end(), '.') == 1) {
+      pending_calls_.push_back({callee, class_name_, span(n), scope_, has_loop_data(args)});
+    }
+    if (!callee.empty()) note_model_inputs(n, callee, args);
+  }
+
+  bool has_loop_data(const Args& args) {
+    std::vector<std::string> names;
+    for (TSNode p : args.positional) read_names(p, names);
+    for (const auto& kv : args.keywords) read_names(kv.second, names);
+    for (TSNode d : args.dict_splats) read_names(d, names);
+    for (const std::string& name : names) {
+      for (auto it = loop_stack_.rbegin(); it != loop_stack_.rend(); ++it) {
+        if (it->function == function_ && it->bound.count(name)) return true;
+      }
+      if (loop_stack_.empty() && !params_.empty() && params_.back().count(name)) return true;
+    }
+    return false;
+  }
+
+  // Arguments taken straight from a loader batch, for GL301; judged once names are known.
+  void note_model_inputs(TSNode call, const std::string& callee, const Args& args) {
+    if (loop_stack_.empty() || loop_stack_.back().function != function_) return;
+    const LoopState& state = loop_stack_.back();
+    if (state.cpu_batch.empty()) return;
+    auto check = [&](TSNode arg) {
+      if (null(arg) || moves_to_device(arg) || !reads_cpu_batch(arg, state)) return;
+      UnmovedInput input;
+      input.span = span(arg);
+      input.scope = scope_;
+      input.loop = state.loop;
+      input.name = std::string(text(arg));
+      input.model = callee;
+      pending_inputs_.push_back({callee, std::move(input)});
+    };
+    for (TSNode p : args.positional) check(p);
+    for (const auto& kv : args.keywords) check(kv.second);
+    for (TSNode d : args.dict_splats) check(d);
+    (void)call;
+  }
+
+  bool is_output_call(const std::string& callee, std::string_view method, TSNode call) const {
+    if (callee == "print") return true;
+    if (method.empty()) return false;
+    std::string receiver = dotted(receiver_of(call));
+    return (is_logging_method(method) && is_logger_receiver(receiver)) || method == "set_postfix" ||
+           method == "set_description" || method == "set_postfix_str" ||
+           (method == "write" && last_component(receiver) == "tqdm") || is_metrics_method(method) ||
+           (method == "log" && (receiver == "wandb" || receiver == "mlflow"));
+  }
+
+  void add_output(TSNode n, OutputKind kind, std::string callee) {
+    m_.outputs.push_back({kind, span(n), scope_, std::move(callee)});
+  }
+
+  void add_move(TSNode n, DeviceTarget target, std::string receiver, bool non_blocking) {
+    m_.moves.push_back({span(n), scope_, target, std::move(receiver), non_blocking});
+  }
+
+  void add_sync(TSNode n, SyncKind kind, std::string spelling) {
+    m_.syncs.push_back({kind, span(n), scope_, std::move(spelling), in_output_});
+  }
+
+  bool is_host_copy_call(TSNode n) {
+    if (!is(n, s_.call)) return false;
+    std::string_view method = method_of(n);
+    if (method == "cpu") return true;
+    if (method == "to") {
+      Args a = arguments(n);
+      TSNode d = a.positional.empty() ? keyword(a, "device") : a.positional.front();
+      return !null(d) && is_device_expr(d) && classify_device(d) == DeviceTarget::Cpu;
+    }
+    return false;
+  }
+
+  void on_method_call(TSNode n, const std::string& callee, std::string_view method,
+                      const Args& args) {
+    TSNode recv = unparen(receiver_of(n));
+    const std::string receiver = dotted(recv);
+    const bool recv_copied =
+        is_host_copy_call(recv) || (is(recv, s_.call) && method_of(recv) == "numpy");
+    const bool recv_numpy = numpy_names_.count(receiver) || receiver.starts_with("np.");
+
+    if (is_output_call(callee, method, n)) {
+      OutputKind kind = method == "set_postfix" || method == "set_description" ||
+                                method == "set_postfix_str" || method == "write"
+                            ? OutputKind::ProgressBar
+                        : is_metrics_method(method) || method == "log" ? OutputKind::MetricsWriter
+                                                                       : OutputKind::Logging;
+      add_output(n, kind, callee.empty() ? std::string(method) : callee);
+    }
+
+    if (method == "item" && args.positional.empty() && !recv_copied && !recv_numpy) {
+      add_sync(n, SyncKind::Item, ".item()");
+    } else if (method == "tolist" && args.positional.empty() && !recv_copied && !recv_numpy) {
+      add_sync(n, SyncKind::ToList, ".tolist()");
+    } else if (method == "cpu" && args.positional.empty()) {
+      add_sync(n, SyncKind::HostCopy, ".cpu()");
+    } else if (method == "to") {
+      TSNode d = args.positional.empty() ? keyword(args, "device") : args.positional.front();
+      if (!null(d) && is_device_expr(d)) {
+        DeviceTarget target = classify_device(d);
+        TSNode nb = keyword(args, "non_blocking");
+        if (target == DeviceTarget::Cpu) {
+          add_sync(n, SyncKind::HostCopy, ".to(\"cpu\")");
+        } else {
+          on_device_move(n, recv, receiver, target, is(nb, s_.true_), text(d));
+        }
+      }
+      note_model_dtype(n, receiver, args);
+    } else if (method == "cuda") {
+      TSNode nb = keyword(args, "non_blocking");
+      on_device_move(n, recv, receiver, DeviceTarget::Cuda, is(nb, s_.true_), "\"cuda\"");
+    } else if (method == "synchronize") {
+      std::string_view rtext = text(recv);
+      bool device_sync = callee == "torch.cuda.synchronize" || callee == "cuda.synchronize" ||
+                         rtext.find("stream") != std::string_view::npos ||
+                         rtext.find("Stream") != std::string_view::npos ||
+                         rtext.find("event") != std::string_view::npos ||
+                         rtext.find("Event") != std::string_view::npos;
+      if (device_sync)
+        add_sync(n, SyncKind::Synchronize, callee.empty() ? ".synchronize()" : callee + "()");
+    } else if (method == "backward" || method == "manual_backward") {
+      m_.events.push_back({StepEventKind::Backward, span(n), scope_});
+    } else if (method == "step") {
+      std::string_view tail = last_component(receiver);
+      bool optimizer = optimizer_names_.count(receiver) ||
+                       tail.find("opt") != std::string_view::npos ||
+                       tail.find("scaler") != std::string_view::npos;
+      bool scheduler = tail.find("sched") != std::string_view::npos;
+      if (optimizer && !scheduler)
+        m_.events.push_back({StepEventKind::OptimizerStep, span(n), scope_});
+    } else if ((method == "train" || method == "eval") && args.positional.size() <= 1 &&
+               !receiver.empty() && receiver != "self" && !is_loss_constructor(receiver)) {
+      if (!loss_names_.count(receiver)) model_names_.insert(receiver);
+    } else if (method == "half" || method == "bfloat16") {
+      note_reduced_dtype(n, receiver, true);
+    } else if (method == "float") {
+      if (model_names_.count(receiver)) model_dtypes_.push_back({receiver, false});
+    } else if (method == "fit" || method == "prepare" || method == "validate" || method == "test") {
+      for (TSNode p : args.positional) hand_to_framework(p);
+      for (const auto& kv : args.keywords) hand_to_framework(kv.second);
+    }
+  }
+
+  void hand_to_framework(TSNode arg) {
+    std::string name = dotted(arg);
+    if (auto it = loader_names_.find(name); it != loader_names_.end()) {
+      m_.loaders[it->second].handed_to_trainer = true;
+    } else if (is(arg, s_.call) && !m_.loaders.empty() &&
+               m_.loaders.back().call.end <= span(arg).end &&
+               span(arg).contains(m_.loaders.back().call)) {
+      m_.loaders.back().handed_to_trainer = true;
+    }
+    if (model_names_.count(name)) m_.moved_models.push_back(name);
+  }
+
+  void note_model_dtype(TSNode n, const std::string& receiver, const Args& args) {
+    std::string_view t = text(field(n, s_.f_arguments));
+    bool reduced = t.find("float16") != std::string_view::npos ||
+                   t.find("bfloat16") != std::string_view::npos ||
+                   t.find("half") != std::string_view::npos;
+    bool full = t.find("float32") != std::string_view::npos;
+    if (reduced || full) note_reduced_dtype(n, receiver, reduced);
+    (void)args;
+  }
+
+  void note_reduced_dtype(TSNode n, const std::string& receiver, bool reduced) {
+    // `model.half().float()` ends in fp32: a later `.float()` on the chain wins.
+    TSNode parent = ts_node_parent(n);
+    if (is(parent, s_.attribute)) {
+      TSNode attr = field(parent, s_.f_attribute);
+      if (!null(attr) && text(attr) == "float") return;
+    }
+    std::string root = receiver;
+    if (root.empty()) {
+      TSNode r = receiver_of(n);
+      while (is(r, s_.call)) r = receiver_of(r);
+      root = dotted(r);
+    }
+    if (!root.empty()) model_dtypes_.push_back({root, reduced});
+  }
+
+  void on_device_move(TSNode n, TSNode recv, const std::string& receiver, DeviceTarget target,
+                      bool non_blocking, std::string_view device) {
+    add_move(n, target, receiver, non_blocking);
+    if (!receiver.empty() && model_names_.count(receiver)) m_.moved_models.push_back(receiver);
+    if (is(recv, s_.call)) {
+      std::string factory = callee_name(recv);
+      if (is_fill_factory(factory)) {
+        FactoryMove fm;
+        fm.span = span(n);
+        fm.factory = span(recv);
+        TSNode fargs = field(recv, s_.f_arguments);
+        fm.factory_args = null(fargs) ? fm.factory : span(fargs);
+        fm.move = {ts_node_end_byte(recv), ts_node_end_byte(n)};
+        fm.factory_name = factory;
+        fm.device = std::string(device);
+        fm.scope = scope_;
+        bool has_device = !null(fargs) && contains_text(fargs, "device=");
+        if (!has_device) m_.factory_moves.push_back(std::move(fm));
+      } else if (!is_tensor_function(factory) && !factory.empty()) {
+        // `Net().to(device)`: a module built and moved in one go is a model.
+        std::string_view tail = last_component(factory);
+        if (!is_parameterless_module(factory) && !tail.empty() &&
+            std::isupper(static_cast<unsigned char>(tail[0]))) {
+          TSNode parent = ts_node_parent(n);
+          if (is(parent, s_.assignment)) {
+            std::vector<std::string> names;
+            target_names(field(parent, s_.f_left), names);
+            for (const std::string& name : names) {
+              model_names_.insert(name);
+              m_.moved_models.push_back(name);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  void on_next(TSNode arg) {
+    std::string name = dotted(arg);
+    int32_t loader = -1;
+    bool known = false;
+    if (auto it = loader_iter_names_.find(name); it != loader_iter_names_.end()) {
+      loader = it->second, known = true;
+    } else if (is(arg, s_.call) && last_component(callee_name(arg)) == "iter") {
+      Args a = arguments(arg);
+      std::string inner = a.positional.empty() ? "" : dotted(a.positional.front());
+      if (auto it = loader_names_.find(inner); it != loader_names_.end()) {
+        loader = it->second, known = true;
+      } else {
+        known = looks_like_loader(inner);
+      }
+      if (loop_stack_.empty() && loader >= 0) {
+        m_.loaders[loader].read_once = true;
+        return;
+      }
+    } else {
+      known = looks_like_loader(name);
+    }
+    if (!known || loop_stack_.empty() || loop_stack_.back().function != function_) return;
+    int32_t loop = loop_stack_.back().loop;
+    if (loader >= 0) {
+      link_loader(loop, loader);
+    } else {
+      m_.loops[loop].iterates_loader = true;
+    }
+  }
+
+  void on_framework(TSNode n, std::string_view tail, const Args& args) {
+    (void)n;
+    TSNode accelerator = keyword(args, "accelerator");
+    std::string acc = string_value(accelerator);
+    bool cpu = acc == "cpu" || acc == "mps";
+    if (tail == "Accelerator") cpu = is(keyword(args, "cpu"), s_.true_);
+    if (!cpu) m_.framework_gpu = true;
+    TSNode precision = keyword(args, tail == "Accelerator" ? "mixed_precision" : "precision");
+    if (!null(precision)) {
+      std::string p =
+          is(precision, s_.string) ? string_value(precision) : std::string(text(precision));
+      if (p != "32" && p != "no" && p != "32-true" && p != "64" && p != "None")
+        m_.file_level_amp = true;
+    }
+  }
+
+  // ---- loaders -------------------------------------------------------------------------
+
+  Value resolve(TSNode n) const {
+    Value v;
+    v.state = Value::State::Unknown;
+    v.span = span(n);
+    n = unparen(n);
+    if (is(n, s_.integer) || is(n, s_.true_) || is(n, s_.false_)) {
+      v.state = Value::State::Known;
+      v.number = literal_number(n);
+      v.is_bool = !is(n, s_.integer);
+    } else if (is(n, s_.identifier)) {
+      auto it = constants_.find(std::string(text(n)));
+      if (it != constants_.end()) {
+        v.state = Value::State::Known;
+        v.number = it->second;
+      }
+    }
+    return v;
+  }
+
+  // Keyword values from a `**kwargs` whose dict is built in this file. Returns false when the
+  // dict cannot be read.
+  bool splat_values(TSNode splat, std::vector<std::pair<std::string, TSNode>>& out, int depth = 0) {
+    splat = unparen(splat);
+    if (null(splat) || depth > 4) return false;
+    if (is(splat, s_.dictionary)) {
+      bool ok = true;
+      for_each_child(splat, [&](TSNode p) {
+        if (is(p, s_.pair)) {
+          std::string key = string_value(field(p, s_.f_key));
+          if (key.empty())
+            ok = false;
+          else
+            out.emplace_back(key, field(p, s_.f_value));
+        } else if (!is(p, s_.comment)) {
+          ok = false;
+        }
+      });
+      return ok;
+    }
+    if (is(splat, s_.call) && callee_name(splat) == "dict") {
+      Args a = arguments(splat);
+      for (const auto& [k, v] : a.keywords) out.emplace_back(std::string(k), v);
+      return a.positional.empty() && !a.list_splat && a.dict_splats.empty();
+    }
+    if (is(splat, s_.conditional_expression)) {
+      // `{...} if use_cuda else {}`: the CUDA branch is the one that counts.
+      TSNode first = ts_node_named_child(splat, 0), cond = ts_node_named_child(splat, 1);
+      if (null(cond) || !is_cuda_condition(cond)) return false;
+      return splat_values(first, out, depth + 1);
+    }
+    if (is(splat, s_.identifier)) {
+      auto it = dicts_.find(std::string(text(splat)));
+      if (it == dicts_.end()) return false;
+      for (const auto& [node, cuda] : it->second) {
+        if (!splat_values(node, out, depth + 1)) return false;
+      }
+      return true;
+    }
+    return false;
+  }
+
+  void on_loader(TSNode n, const Args& args) {
+    Loader l;
+    l.call = span(n);
+    l.callee = span(field(n, s_.f_function));
+    TSNode arglist = field(n, s_.f_arguments);
+    l.arguments = null(arglist) ? l.call : span(arglist);
+    l.scope = scope_;
+    l.splat_unknown = args.list_splat;
+    std::vector<std::pair<std::string, TSNode>> kw;
+    for (const auto& [k, v] : args.keywords) kw.emplace_back(std::string(k), v);
+    for (TSNode splat : args.dict_splats) {
+      std::vector<std::pair<std::string, TSNode>> more;
+      if (splat_values(splat, more)) {
+        kw.insert(kw.end(), more.begin(), more.end());
+      } else {
+        l.splat_unknown = true;
+      }
+    }
+    // DataLoader(dataset, batch_size=1, shuffle, sampler, batch_sampler, num_workers, collate_fn,
+    // pin_memory, ...)
+    auto positional = [&](size_t index) -> TSNode {
+      return index < args.positional.size() ? args.positional[index] : TSNode{};
+    };
+    auto value = [&](std::string_view name, size_t index) {
+      for (auto it = kw.rbegin(); it != kw.rend(); ++it) {
+        if (it->first == name) return resolve(it->second);
+      }
+      if (TSNode p = positional(index); !null(p)) return resolve(p);
+      Value absent;
+      if (l.splat_unknown) absent.state = Value::State::Unknown;
+      return absent;
+    };
+    l.batch_size = value("batch_size", 1);
+    l.num_workers = value("num_workers", 5);
+    l.pin_memory = value("pin_memory", 7);
+    l.persistent_workers = value("persistent_workers", 99);
+    TSNode dataset = args.positional.empty() ? keyword(args, "dataset") : args.positional.front();
+    if (!null(dataset)) {
+      l.dataset_on_device = moves_to_device(dataset) || on_device_names_.count(dotted(dataset)) > 0;
+    }
+    // The update below sits in `if use_cuda:` when the loader is built under that branch.
+    m_.loaders.push_back(std::move(l));
+  }
+
+  // ---- after the walk ------------------------------------------------------------------
+
+  void finish() {
+    // Calls of functions defined in this file, now that every definition is known.
+    for (const PendingCall& call : pending_calls_) {
+      std::string key = call.callee;
+      if (key.starts_with("self.")) key = call.klass + "." + key.substr(5);
+      if (auto it = function_by_name_.find(key); it != function_by_name_.end()) {
+        m_.calls.push_back({it->second, call.span, call.scope});
+      } else if (call.loop_data &&
+                 (model_names_.count(call.callee) || (call.callee == "self" && false))) {
+        m_.events.push_back({StepEventKind::ModelCall, call.span, call.scope});
+      }
+    }
+    for (const PendingConvert& c : pending_converts_) {
+      if (!is_tensor_expr(c.argument)) continue;
+      std::string spelling = std::string(text(ts_node_child_by_field_id(c.call, s_.f_function))) +
+                             "(" + std::string(text(c.argument).substr(0, 40)) + ")";
+      m_.syncs.push_back(
+          {SyncKind::Convert, span(c.call), c.scope, std::move(spelling), c.inside_output});
+    }
+    std::sort(m_.syncs.begin(), m_.syncs.end(),
+              [](const HostSync& a, const HostSync& b) { return a.span.begin < b.span.begin; });
+    std::sort(m_.moved_models.begin(), m_.moved_models.end());
+    m_.moved_models.erase(std::unique(m_.moved_models.begin(), m_.moved_models.end()),
+                          m_.moved_models.end());
+    for (const PendingInput& p : pending_inputs_) {
+      bool model = model_names_.count(p.callee) && !loss_names_.count(p.callee);
+      bool loss = loss_names_.count(p.callee) || is_functional_loss(p.callee);
+      if (model || loss) m_.unmoved_inputs.push_back(p.input);
+    }
+    for (const ModelDtype& d : model_dtypes_) {
+      if (model_names_.count(d.name)) m_.file_level_amp = d.reduced;
+    }
+    m_.classify();
+  }
+};
+
+}  // namespace
+
+StepModel build_model(std::string_view text) {
+  Builder builder(text);
+  return builder.build();
+}
+
+}  // namespace gpulint::python

@@ -1,0 +1,179 @@
+#include "analyzer/python/names.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+namespace gpulint::python {
+namespace {
+
+template <size_t N>
+bool in(const std::array<std::string_view, N>& table, std::string_view s) {
+  return std::find(table.begin(), table.end(), s) != table.end();
+}
+
+bool has_prefix_module(std::string_view dotted, std::string_view module) {
+  // `torch.zeros`, but also `th.zeros` is not guessed: only spellings PyTorch documents.
+  return dotted.size() > module.size() && dotted.starts_with(module) &&
+         dotted[module.size()] == '.';
+}
+
+std::string_view lower_tail(std::string_view s) { return last_component(s); }
+
+bool contains_ci(std::string_view hay, std::string_view needle) {
+  auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) ==
+           std::tolower(static_cast<unsigned char>(b));
+  });
+  return it != hay.end();
+}
+
+}  // namespace
+
+std::string_view last_component(std::string_view dotted) {
+  size_t dot = dotted.rfind('.');
+  return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
+}
+
+bool is_fill_factory(std::string_view dotted) {
+  static constexpr std::array<std::string_view, 16> kFactories = {
+      "zeros",     "ones",       "empty",      "full",     "rand",     "randn",
+      "randint",   "randperm",   "arange",     "linspace", "logspace", "eye",
+      "rand_like", "randn_like", "zeros_like", "ones_like"};
+  return has_prefix_module(dotted, "torch") && dotted.find('.', 6) == std::string_view::npos &&
+         in(kFactories, last_component(dotted));
+}
+
+bool is_loss_constructor(std::string_view dotted) {
+  std::string_view tail = lower_tail(dotted);
+  return tail.size() > 4 && tail.ends_with("Loss");
+}
+
+bool is_parameterless_module(std::string_view dotted) {
+  static constexpr std::array<std::string_view, 20> kModules = {
+      "ReLU",       "GELU",    "SiLU",      "Tanh",      "Sigmoid",           "Softmax",
+      "LogSoftmax", "Dropout", "Dropout2d", "Identity",  "Flatten",           "LeakyReLU",
+      "ELU",        "Mish",    "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "Upsample",
+      "Hardswish",  "Softplus"};
+  return in(kModules, lower_tail(dotted)) || is_loss_constructor(dotted);
+}
+
+bool is_optimizer_constructor(std::string_view dotted) {
+  static constexpr std::array<std::string_view, 14> kOptimizers = {
+      "SGD",   "Adam",  "AdamW", "Adagrad",    "Adadelta", "RMSprop",   "Adamax",
+      "NAdam", "RAdam", "LBFGS", "SparseAdam", "Lion",     "Adafactor", "LAMB"};
+  return in(kOptimizers, lower_tail(dotted));
+}
+
+bool is_functional_loss(std::string_view dotted) {
+  std::string_view tail = lower_tail(dotted);
+  bool functional = dotted.starts_with("F.") || dotted.starts_with("nn.functional.") ||
+                    dotted.starts_with("torch.nn.functional.");
+  return functional &&
+         (tail.ends_with("loss") || tail == "cross_entropy" || tail == "binary_cross_entropy" ||
+          tail == "binary_cross_entropy_with_logits" || tail == "kl_div");
+}
+
+bool is_tensor_function(std::string_view dotted) {
+  if (dotted.starts_with("F.") || dotted.starts_with("torch.nn.functional.")) return true;
+  if (!has_prefix_module(dotted, "torch")) return false;
+  static constexpr std::array<std::string_view, 12> kNotTensors = {
+      "device", "no_grad", "inference_mode",   "is_tensor", "manual_seed",       "save",
+      "load",   "compile", "set_grad_enabled", "autocast",  "get_default_dtype", "numel"};
+  std::string_view rest = dotted.substr(6);
+  return rest.find('.') == std::string_view::npos && !in(kNotTensors, rest);
+}
+
+bool is_tensor_method(std::string_view method) {
+  static constexpr std::array<std::string_view, 44> kMethods = {
+      "sum",       "mean",        "max",       "min",        "std",     "var",         "norm",
+      "abs",       "detach",      "clone",     "to",         "cuda",    "float",       "half",
+      "double",    "long",        "bool",      "view",       "reshape", "flatten",     "squeeze",
+      "unsqueeze", "permute",     "transpose", "contiguous", "softmax", "log_softmax", "argmax",
+      "argmin",    "exp",         "log",       "sqrt",       "pow",     "matmul",      "mm",
+      "bmm",       "masked_fill", "gather",    "expand",     "repeat",  "eq",          "ne",
+      "sigmoid",   "prod"};
+  return in(kMethods, method);
+}
+
+bool is_logger_receiver(std::string_view receiver) {
+  std::string_view tail = last_component(receiver);
+  if (receiver == "self.log") return false;
+  return tail == "logging" || tail == "log" || contains_ci(tail, "logger") || tail == "LOG";
+}
+
+bool is_logging_method(std::string_view method) {
+  static constexpr std::array<std::string_view, 8> kMethods = {
+      "debug", "info", "warning", "warn", "error", "critical", "exception", "log"};
+  return in(kMethods, method);
+}
+
+bool is_metrics_method(std::string_view method) {
+  static constexpr std::array<std::string_view, 7> kMethods = {
+      "add_scalar", "add_scalars", "add_histogram", "add_image",
+      "add_text",   "log_metric",  "log_metrics"};
+  return in(kMethods, method);
+}
+
+bool is_rank_name(std::string_view name) {
+  static constexpr std::array<std::string_view, 14> kNames = {"rank",
+                                                              "local_rank",
+                                                              "global_rank",
+                                                              "RANK",
+                                                              "LOCAL_RANK",
+                                                              "master_process",
+                                                              "is_master",
+                                                              "is_main_process",
+                                                              "main_process",
+                                                              "is_main",
+                                                              "is_local_main_process",
+                                                              "is_world_process_zero",
+                                                              "get_rank",
+                                                              "is_rank_zero"};
+  return in(kNames, last_component(name));
+}
+
+bool looks_like_counter(std::string_view name) {
+  std::string_view tail = last_component(name);
+  static constexpr std::array<std::string_view, 8> kShort = {"i",  "j", "k",   "n",
+                                                             "it", "t", "idx", "epoch"};
+  return in(kShort, tail) || contains_ci(tail, "step") || contains_ci(tail, "iter") ||
+         contains_ci(tail, "idx") || contains_ci(tail, "batch_i") || contains_ci(tail, "count");
+}
+
+bool looks_like_loader(std::string_view name) {
+  std::string_view tail = last_component(name);
+  return contains_ci(tail, "loader") || tail == "dl" || tail.ends_with("_dl") ||
+         tail.starts_with("dl_");
+}
+
+bool looks_like_device(std::string_view name) {
+  std::string_view tail = last_component(name);
+  return tail == "dev" || contains_ci(tail, "device") || tail == "gpu" || tail == "cuda";
+}
+
+bool is_module_container_iter(std::string_view text) {
+  static constexpr std::array<std::string_view, 8> kMethods = {
+      ".modules()",       ".children()",       ".parameters()", ".named_parameters()",
+      ".named_modules()", ".named_children()", ".param_groups", ".buffers()"};
+  for (std::string_view m : kMethods) {
+    if (text.find(m) != std::string_view::npos) return true;
+  }
+  std::string_view tail = last_component(text);
+  return text.starts_with("self.") &&
+         (tail == "layers" || tail == "blocks" || tail == "h" || tail == "convs" ||
+          contains_ci(tail, "layer") || contains_ci(tail, "block") || contains_ci(tail, "heads"));
+}
+
+bool is_lightning_hook(std::string_view method) {
+  static constexpr std::array<std::string_view, 6> kHooks = {
+      "training_step", "validation_step",    "test_step",
+      "predict_step",  "on_train_batch_end", "on_validation_batch_end"};
+  return in(kHooks, method);
+}
+
+bool is_hf_trainer_hook(std::string_view method) {
+  return method == "training_step" || method == "compute_loss" || method == "prediction_step";
+}
+
+}  // namespace gpulint::python

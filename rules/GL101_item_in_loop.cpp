@@ -1,0 +1,51 @@
+#include "rules/common.h"
+
+namespace gpulint::rules {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+Flags `.item()`, `.tolist()` and `float(t)` / `int(t)` / `bool(t)` of a tensor inside a training or
+evaluation step loop (or a helper it calls every step), unless an interval guard such as
+`if step % log_every == 0` limits it to some steps.
+
+## Why is this bad
+Reading a CUDA tensor's value on the host waits for every kernel queued before it. The CPU
+loses its lead over the GPU, and the GPU then idles while the CPU launches the next step's
+kernels. One `.item()` per step can cost more than the step's math on small models.
+
+## Example
+```python
+for x, y in loader:
+    loss = criterion(model(x.to(device)), y.to(device))
+    loss.backward()
+    optimizer.step()
+    running_loss += loss.item()
+```
+
+## Use instead
+```python
+running_loss = torch.zeros((), device=device)
+for step, (x, y) in enumerate(loader):
+    loss = criterion(model(x.to(device)), y.to(device))
+    loss.backward()
+    optimizer.step()
+    running_loss += loss.detach()
+    if step % log_every == 0:
+        print(running_loss.item() / (step + 1))
+```
+)md";
+
+void check(const RuleInput& in, Sink& sink) {
+  report_per_step_syncs(in, sink, {SyncKind::Item, SyncKind::ToList, SyncKind::Convert},
+                        "waits for the GPU every step");
+}
+
+}  // namespace
+
+extern const Rule GL101 = {
+    {"GL101", "item-in-loop", "sync", "Tensor value read on the host every step",
+     "accumulate on the device (`.detach()`) and read the value every N steps or after the loop",
+     kDocs, true, Severity::Warning},
+    check};
+
+}  // namespace gpulint::rules

@@ -1,0 +1,56 @@
+#include "rules/common.h"
+
+namespace gpulint::rules {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+Flags a `DataLoader` that feeds a training file's step loops (or a framework trainer) with
+`num_workers` absent or `0`. Values gpulint cannot resolve (`num_workers=args.workers`) stay
+silent.
+
+## Why is this bad
+With no workers, loading, decoding and augmentation run in the training process between
+steps. The GPU waits for every batch: utilisation becomes a saw-tooth.
+
+## Example
+```python
+loader = DataLoader(dataset, batch_size=64, shuffle=True)
+```
+
+## Use instead
+```python
+loader = DataLoader(dataset, batch_size=64, shuffle=True, num_workers=8,
+                    pin_memory=True, persistent_workers=True)
+```
+)md";
+
+void check(const RuleInput& in, Sink& sink) {
+  if (!in.model.cuda_context()) return;
+  for (const Loader& loader : in.model.loaders) {
+    const Value& w = loader.num_workers;
+    bool zero = w.known() && w.number == 0;
+    if (!(w.absent() || zero) || !in.model.loader_in_training_file(loader)) continue;
+    Fix fix{"set `num_workers=4`", Applicability::Unsafe, {}};
+    if (zero) {
+      fix.edits.push_back({w.span, "4"});
+    } else {
+      fix.edits.push_back(append_keyword(in.text, loader.arguments, "num_workers=4"));
+    }
+    sink.report({loader.call,
+                 zero
+                     ? "DataLoader with `num_workers=0` loads every batch in the training process"
+                     : "DataLoader without `num_workers` loads every batch in the training process",
+                 {},
+                 std::move(fix)});
+  }
+}
+
+}  // namespace
+
+extern const Rule GL201 = {
+    {"GL201", "dataloader-num-workers", "data", "DataLoader loads batches in the training process",
+     "set `num_workers` to a few workers per GPU (and `persistent_workers=True`)", kDocs, true,
+     Severity::Warning},
+    check};
+
+}  // namespace gpulint::rules

@@ -1,0 +1,57 @@
+#include "rules/common.h"
+
+namespace gpulint::rules {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+In a program that uses CUDA, flags a `DataLoader` feeding a training file's step loops with
+`pin_memory` absent or `False`. Values gpulint cannot resolve stay silent.
+
+## Why is this bad
+Batches in pageable host memory are staged through a driver bounce buffer: host-to-device
+copies run slower and cannot overlap compute, even with `non_blocking=True`.
+
+## Example
+```python
+loader = DataLoader(dataset, batch_size=64, num_workers=8)
+for x, y in loader:
+    x = x.to(device, non_blocking=True)
+```
+
+## Use instead
+```python
+loader = DataLoader(dataset, batch_size=64, num_workers=8, pin_memory=True)
+for x, y in loader:
+    x = x.to(device, non_blocking=True)
+```
+)md";
+
+void check(const RuleInput& in, Sink& sink) {
+  if (!in.model.cuda_context()) return;
+  for (const Loader& loader : in.model.loaders) {
+    const Value& p = loader.pin_memory;
+    bool off = p.known() && p.number == 0;
+    if (!(p.absent() || off) || !in.model.loader_in_training_file(loader)) continue;
+    Fix fix{"set `pin_memory=True`", Applicability::Safe, {}};
+    if (off) {
+      fix.edits.push_back({p.span, "True"});
+    } else {
+      fix.edits.push_back(append_keyword(in.text, loader.arguments, "pin_memory=True"));
+    }
+    sink.report({loader.call,
+                 off ? "DataLoader with `pin_memory=False` copies batches from pageable memory"
+                     : "DataLoader without `pin_memory=True` copies batches from pageable memory",
+                 {},
+                 std::move(fix)});
+  }
+}
+
+}  // namespace
+
+extern const Rule GL202 = {
+    {"GL202", "dataloader-pin-memory", "data", "DataLoader batches are not in pinned memory",
+     "pass `pin_memory=True` and copy with `.to(device, non_blocking=True)`", kDocs, true,
+     Severity::Warning},
+    check};
+
+}  // namespace gpulint::rules

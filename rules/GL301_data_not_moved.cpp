@@ -1,0 +1,60 @@
+#include "rules/common.h"
+
+#include <algorithm>
+
+namespace gpulint::rules {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+Flags a loader batch that reaches the model (or the loss) inside a step loop without `.to(...)`
+or `.cuda()` on the way, in a program that moves its model to a GPU.
+
+## Why is this bad
+Either the step fails with a device-mismatch error, or, when the model is on the CPU after
+all, the whole step silently runs on the CPU.
+
+## Example
+```python
+model = Net().to(device)
+for x, y in loader:
+    loss = criterion(model(x), y)
+```
+
+## Use instead
+```python
+model = Net().to(device)
+for x, y in loader:
+    x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+    loss = criterion(model(x), y)
+```
+)md";
+
+bool prepared_elsewhere(const StepModel& model, const Loop& loop) {
+  return std::any_of(loop.loaders.begin(), loop.loaders.end(), [&](int32_t i) {
+    return model.loaders[i].dataset_on_device || model.loaders[i].handed_to_trainer;
+  });
+}
+
+void check(const RuleInput& in, Sink& sink) {
+  const StepModel& m = in.model;
+  if (!m.cuda_context() || m.moved_models.empty() || m.framework_gpu) return;
+  for (const UnmovedInput& input : m.unmoved_inputs) {
+    const Loop& loop = m.loops[input.loop];
+    if (loop.kind != LoopKind::Training && loop.kind != LoopKind::Evaluation) continue;
+    if (prepared_elsewhere(m, loop)) continue;
+    sink.report({input.span,
+                 "`" + input.name + "` comes from the loader on the CPU and reaches `" +
+                     input.model + "` without `.to(device)`",
+                 {},
+                 {}});
+  }
+}
+
+}  // namespace
+
+extern const Rule GL301 = {
+    {"GL301", "data-not-moved", "placement", "Batch used on the CPU while the model is on the GPU",
+     "move the batch first: `x = x.to(device, non_blocking=True)`", kDocs, true, Severity::Warning},
+    check};
+
+}  // namespace gpulint::rules

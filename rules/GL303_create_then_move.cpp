@@ -1,0 +1,47 @@
+#include "rules/common.h"
+
+namespace gpulint::rules {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+Flags a fill factory (`torch.zeros`, `ones`, `empty`, `full`, `rand`, `randn`, `randint`,
+`randperm`, `arange`, `linspace`, `logspace`, `eye`) whose result is moved to the GPU right
+away with `.cuda()` or `.to(device)`. Data-carrying constructors (`torch.tensor`,
+`as_tensor`, `from_numpy`) copy either way and stay silent.
+
+## Why is this bad
+The tensor is filled on the CPU, then copied over the link, instead of being filled on the
+device by one kernel.
+
+## Example
+```python
+mask = torch.zeros(batch, seq_len).to(device)
+```
+
+## Use instead
+```python
+mask = torch.zeros(batch, seq_len, device=device)
+```
+)md";
+
+void check(const RuleInput& in, Sink& sink) {
+  for (const FactoryMove& fm : in.model.factory_moves) {
+    Fix fix{"pass `device=` to the factory", Applicability::Safe, {}};
+    fix.edits.push_back(append_keyword(in.text, fm.factory_args, "device=" + fm.device));
+    fix.edits.push_back({fm.move, ""});
+    sink.report({fm.span,
+                 "`" + fm.factory_name + "(...)` is filled on the CPU and then copied to the GPU",
+                 {},
+                 std::move(fix)});
+  }
+}
+
+}  // namespace
+
+extern const Rule GL303 = {
+    {"GL303", "create-then-move", "placement",
+     "Tensor created on the CPU and moved to the GPU right away",
+     "create it on the device: `torch.zeros(..., device=device)`", kDocs, true, Severity::Warning},
+    check};
+
+}  // namespace gpulint::rules

@@ -1,0 +1,57 @@
+#include "rules/common.h"
+
+namespace gpulint::rules {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+Flags a training step loop, in a program that uses CUDA, whose forward pass runs with no mixed
+precision in effect: no `torch.autocast` / `torch.amp.autocast` region (or a context manager
+that resolves to one), no `accelerator.autocast()`, no framework precision setting, and no
+model converted to half or bfloat16. Reported once, at the innermost training loop's header.
+
+## Why is this bad
+FP32 matrix math does not use the tensor cores' fast paths; bf16 autocast typically speeds up
+the matrix-heavy part of a step several-fold on Ampere and Hopper GPUs.
+
+## Example
+```python
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+```
+
+## Use instead
+```python
+for x, y in loader:
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+```
+)md";
+
+void check(const RuleInput& in, Sink& sink) {
+  const StepModel& m = in.model;
+  if (!m.cuda_context()) return;
+  for (int32_t loop : m.innermost_training_loops()) {
+    if (m.amp_in_effect(loop)) continue;
+    sink.report(
+        {m.loops[loop].header,
+         "training loop runs in FP32: no autocast covers its forward pass, so matrix math skips "
+         "the tensor cores",
+         {},
+         {}});
+    return;
+  }
+}
+
+}  // namespace
+
+extern const Rule GL401 = {
+    {"GL401", "missing-autocast", "precision", "Training loop without mixed precision",
+     "wrap the forward pass in `torch.autocast(\"cuda\", dtype=torch.bfloat16)`", kDocs, true,
+     Severity::Warning},
+    check};
+
+}  // namespace gpulint::rules
