@@ -211,6 +211,7 @@ class Builder {
     TSNode root = ts_tree_root_node(tree.get());
     scope_ = m_.add_scope(ScopeKind::Module, kNoScope);
     module_scope_ = scope_;
+    if (ts_node_has_error(root)) note_first_error(root);
     visit_children(root, 0);
     finish();
     return std::move(m_);
@@ -377,20 +378,7 @@ class Builder {
       }
       return;
     }
-    if (ts_node_is_missing(n)) {
-      m_.parse_errors.push_back(
-          {span(n), "syntax error: expected `" + std::string(ts_node_type(n)) + "`"});
-      return;
-    }
     if (!ts_node_is_named(n)) return;
-    if (ts_node_is_error(n)) {
-      std::string_view t = text(n).substr(0, 24);
-      size_t nl = t.find('\n');
-      if (nl != std::string_view::npos) t = t.substr(0, nl);
-      m_.parse_errors.push_back({span(n), "syntax error near `" + std::string(t) + "`"});
-      visit_children(n, depth);
-      return;
-    }
     TSSymbol sym = ts_node_symbol(n);
     if (sym == s_.comment) return on_comment(n);
     if (sym == s_.function_definition) return on_function(n, depth, kRegionNone);
@@ -406,6 +394,33 @@ class Builder {
     if (sym == s_.augmented_assignment) return on_augmented(n, depth);
     if (sym == s_.return_statement) return on_return(n, depth);
     visit_children(n, depth);
+  }
+
+  // The first syntax error in source order: descend into the first child that holds one.
+  void note_first_error(TSNode n) {
+    for (int guard = 0; guard < 1 << 20; ++guard) {
+      if (ts_node_is_missing(n)) {
+        m_.parse_errors.push_back(
+            {span(n), "syntax error: expected `" + std::string(ts_node_type(n)) + "`"});
+        return;
+      }
+      if (ts_node_is_error(n)) {
+        std::string_view t = text(n).substr(0, 24);
+        t = t.substr(0, t.find('\n'));
+        m_.parse_errors.push_back({span(n), "syntax error near `" + std::string(t) + "`"});
+        return;
+      }
+      TSNode next{};
+      for_each_child(
+          n,
+          [&](TSNode c) {
+            if (null(next) && (ts_node_has_error(c) || ts_node_is_missing(c))) next = c;
+          },
+          /*named_only=*/false);
+      if (null(next)) break;
+      n = next;
+    }
+    m_.parse_errors.push_back({span(n), "syntax error"});
   }
 
   void on_comment(TSNode n) {
@@ -1157,6 +1172,11 @@ class Builder {
         add_sync(n, SyncKind::Synchronize, callee.empty() ? ".synchronize()" : callee + "()");
     } else if (method == "backward" || method == "manual_backward") {
       m_.events.push_back({StepEventKind::Backward, span(n), scope_});
+      // What backward() is called on is a tensor: `loss.backward()`, `backward(loss)`.
+      std::string loss = method == "backward" && !receiver.empty() ? receiver
+                         : args.positional.empty()                 ? std::string()
+                                                   : dotted(args.positional.front());
+      if (!loss.empty()) tensor_names_.insert(loss);
     } else if (method == "step") {
       std::string_view tail = last_component(receiver);
       bool optimizer = optimizer_names_.count(receiver) ||
