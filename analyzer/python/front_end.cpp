@@ -234,6 +234,7 @@ class Builder {
 
   std::unordered_set<std::string> model_names_, loss_names_, optimizer_names_, tensor_names_,
       numpy_names_, counter_names_, autocast_names_, on_device_names_;
+  std::unordered_set<std::string> trainer_classes_, sync_objects_;
   std::unordered_map<std::string, DeviceName> device_names_;
   std::unordered_map<std::string, int32_t> loader_names_;       // name -> loader
   std::unordered_map<std::string, int32_t> loader_iter_names_;  // it = iter(loader)
@@ -475,6 +476,7 @@ class Builder {
     TSNode bases = field(n, s_.f_superclasses);
     class_name_ = null(name) ? "" : std::string(text(name));
     class_bases_ = null(bases) ? "" : std::string(text(bases));
+    if (class_bases_.find("Trainer") != std::string::npos) trainer_classes_.insert(class_name_);
     with_scope(new_scope(ScopeKind::Class), field(n, s_.f_body), depth);
     class_name_ = saved_name;
     class_bases_ = saved_bases;
@@ -592,16 +594,16 @@ class Builder {
     std::vector<std::string> targets;
     target_names(left, targets);
     LoopState& state = loop_stack_.back();
-    for (const std::string& t : targets) {
-      state.bound.insert(t);
-      if (m_.loops[loop].iterates_loader) {
-        state.cpu_batch.insert(t);
-        tensor_names_.insert(t);
+    // `for step in range(n)` / `for i, batch in enumerate(loader)`: the first target counts.
+    const bool counted = !null(right) && !targets.empty() &&
+                         (contains_text(right, "range(") || contains_text(right, "enumerate("));
+    if (counted) counter_names_.insert(targets.front());
+    for (size_t i = 0; i < targets.size(); ++i) {
+      state.bound.insert(targets[i]);
+      if (m_.loops[loop].iterates_loader && !(counted && i == 0)) {
+        state.cpu_batch.insert(targets[i]);
+        tensor_names_.insert(targets[i]);
       }
-    }
-    if (!null(right) && (contains_text(right, "range(") || contains_text(right, "enumerate("))) {
-      // `for step in range(n)` / `for i, batch in enumerate(loader)`: the first target counts.
-      if (!targets.empty()) counter_names_.insert(targets.front());
     }
     with_scope(m_.loops[loop].scope, field(n, s_.f_body), depth);
     end_loop();
@@ -800,6 +802,10 @@ class Builder {
       if (single && loader_functions_.count(callee)) {
         loader_names_[name] = loader_functions_[callee];
       }
+      if (tail == "Event" || tail == "Stream" || tail == "current_stream" ||
+          tail == "default_stream") {
+        sync_objects_.insert(name);
+      }
       if (is_loss_constructor(callee)) {
         loss_names_.insert(name);
       } else if (is_optimizer_constructor(callee)) {
@@ -913,6 +919,8 @@ class Builder {
     if (function_ < 0) return;
     TSNode value = unparen(ts_node_named_child(n, 0));
     if (null(value)) return;
+    // A project helper returning an autocast context: `with mixed_precision():` is AMP.
+    if (contains_text(value, "autocast")) autocast_names_.insert(m_.functions[function_].name);
     int32_t loader = -1;
     if (is(value, s_.call) && !m_.loaders.empty() && m_.loaders.back().call == span(value)) {
       loader = static_cast<int32_t>(m_.loaders.size() - 1);
@@ -1031,8 +1039,13 @@ class Builder {
       pending_converts_.push_back({n, args.positional.front(), scope_, in_output_});
     }
     if (callee == "next" && !args.positional.empty()) on_next(args.positional.front());
-    if (tail == "Trainer" || tail == "Accelerator" || tail == "Fabric") on_framework(n, tail, args);
+    if (tail == "Trainer" || tail == "Accelerator" || tail == "Fabric" ||
+        trainer_classes_.count(std::string(tail))) {
+      on_framework(n, tail, args);
+    }
     if (tail == "TrainingArguments" || tail == "Seq2SeqTrainingArguments") {
+      bool cpu = is(keyword(args, "no_cuda"), s_.true_) || is(keyword(args, "use_cpu"), s_.true_);
+      if (!cpu) m_.framework_gpu = true;
       for (std::string_view k : {"bf16", "fp16"}) {
         if (TSNode v = keyword(args, k); is(v, s_.true_)) m_.file_level_amp = true;
       }
@@ -1167,7 +1180,8 @@ class Builder {
                          rtext.find("stream") != std::string_view::npos ||
                          rtext.find("Stream") != std::string_view::npos ||
                          rtext.find("event") != std::string_view::npos ||
-                         rtext.find("Event") != std::string_view::npos;
+                         rtext.find("Event") != std::string_view::npos ||
+                         sync_objects_.count(receiver);
       if (device_sync)
         add_sync(n, SyncKind::Synchronize, callee.empty() ? ".synchronize()" : callee + "()");
     } else if (method == "backward" || method == "manual_backward") {
@@ -1192,6 +1206,16 @@ class Builder {
       note_reduced_dtype(n, receiver, true);
     } else if (method == "float") {
       if (model_names_.count(receiver)) model_dtypes_.push_back({receiver, false});
+    } else if (method == "update" && dicts_.count(receiver) && args.positional.size() == 1) {
+      // `kwargs.update({...})`: under `if use_cuda:` (or no branch) it counts; under any other
+      // branch the dict's contents are not known.
+      bool other_branch = false, cuda_branch = false;
+      for (bool cuda : cuda_branch_stack_) (cuda ? cuda_branch : other_branch) = true;
+      if (other_branch && !cuda_branch) {
+        dicts_[receiver].emplace_back(TSNode{}, false);
+      } else {
+        dicts_[receiver].emplace_back(args.positional.front(), true);
+      }
     } else if (method == "fit" || method == "prepare" || method == "validate" || method == "test") {
       for (TSNode p : args.positional) hand_to_framework(p);
       for (const auto& kv : args.keywords) hand_to_framework(kv.second);
@@ -1374,8 +1398,8 @@ class Builder {
     if (is(splat, s_.identifier)) {
       auto it = dicts_.find(std::string(text(splat)));
       if (it == dicts_.end()) return false;
-      for (const auto& [node, cuda] : it->second) {
-        if (!splat_values(node, out, depth + 1)) return false;
+      for (const auto& entry : it->second) {
+        if (null(entry.first) || !splat_values(entry.first, out, depth + 1)) return false;
       }
       return true;
     }
@@ -1449,6 +1473,11 @@ class Builder {
     }
     std::sort(m_.syncs.begin(), m_.syncs.end(),
               [](const HostSync& a, const HostSync& b) { return a.span.begin < b.span.begin; });
+    for (const DeviceMove& move : m_.moves) {
+      if (move.target != DeviceTarget::Cpu && model_names_.count(move.receiver)) {
+        m_.moved_models.push_back(move.receiver);
+      }
+    }
     std::sort(m_.moved_models.begin(), m_.moved_models.end());
     m_.moved_models.erase(std::unique(m_.moved_models.begin(), m_.moved_models.end()),
                           m_.moved_models.end());
