@@ -39,10 +39,17 @@ class Sink {
   virtual void report(Finding finding) = 0;
 };
 
+// Per-rule settings a user can change (config `[tool.gpulint.rules]`, later).
+struct RuleOptions {
+  int64_t small_batch_threshold = 8;  // GL206
+  bool explicitly_selected = false;   // the rule's own code was named in --select (opt-in forms)
+};
+
 // What a rule reads: the step model and the file's bytes (for spelling fixes).
 struct RuleInput {
   const StepModel& model;
   std::string_view text;
+  RuleOptions options = {};
 };
 
 struct Rule {

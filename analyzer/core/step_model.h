@@ -71,6 +71,7 @@ struct StepEvent {
   StepEventKind kind;
   Span span;
   ScopeId scope = kNoScope;
+  std::string name;  // ModelCall: the model called (`model`, `self.net`)
 };
 
 // A call that makes the host wait for the device.
@@ -80,6 +81,7 @@ enum class SyncKind : uint8_t {
   Convert,      // float(t), int(t), bool(t)
   HostCopy,     // .cpu(), .numpy(), .to("cpu")
   Synchronize,  // torch.cuda.synchronize(), stream/event .synchronize()
+  EmptyCache,   // torch.cuda.empty_cache()
 };
 
 struct HostSync {
@@ -127,6 +129,7 @@ struct Loader {
   bool returned_from_hook = false;  // a Lightning *_dataloader hook
   bool read_once = false;           // next(iter(loader)) outside loops
   bool dataset_on_device = false;
+  bool batch_sampler = false;  // batch_sampler= given: batch_size does not apply
 };
 
 enum class DeviceTarget : uint8_t { Cpu, Cuda, MaybeCuda };
@@ -159,6 +162,103 @@ struct UnmovedInput {
   int32_t loop = -1;
   std::string name;
   std::string model;
+};
+
+// A notable API use a rule judges on its own: one fact type, many kinds, so front ends of
+// every language fill the same list.
+enum class ApiKind : uint8_t {
+  DataParallel,          // nn.DataParallel(...), nn.parallel.data_parallel(...)
+  DeprecatedAmp,         // torch.cuda.amp.autocast / GradScaler, torch.cpu.amp.*
+  GradScaler,            // any GradScaler construction (torch.amp or torch.cuda.amp)
+  DetectAnomaly,         // set_detect_anomaly(True), `with detect_anomaly()`
+  AutogradProfiler,      // `with torch.autograd.profiler.profile()` / `emit_nvtx()`; see body
+  LaunchBlocking,        // os.environ["CUDA_LAUNCH_BLOCKING"] = "1"
+  ZeroGradKeep,          // zero_grad(set_to_none=False)
+  ForeachDisabled,       // an optimizer constructed with foreach=False
+  FindUnusedParameters,  // DistributedDataParallel(..., find_unused_parameters=True)
+  Tf32Disabled,          // allow_tf32 = False, set_float32_matmul_precision("highest")
+  Tf32Enabled,           // allow_tf32 = True, set_float32_matmul_precision("high" | "medium")
+  Compile,               // torch.compile(model), model.compile()
+  ManualParamUpdate,     // `for p in model.parameters(): p.data.add_(...)`; span: the loop header
+};
+
+struct ApiUse {
+  ApiKind kind;
+  Span span;                 // the call, statement or loop header
+  ScopeId scope = kNoScope;  // where it runs
+  ScopeId body = kNoScope;   // a `with` region's body, when it opens one
+  std::string spelling;      // `torch.cuda.amp.autocast`
+  Span callee;               // the callee expression, for fixes that rename it
+  Span arguments;            // the argument list, parentheses included
+  Span value;                // the offending argument's value (`False` in set_to_none=False)
+  std::string subject;       // Compile: the model name
+};
+
+enum class AmpDtype : uint8_t { Default, BFloat16, Float16, Unknown };
+
+// An autocast region (`with torch.autocast(...)`), with what it runs in.
+struct Autocast {
+  Span span;  // the context expression
+  ScopeId scope = kNoScope;
+  ScopeId body = kNoScope;
+  AmpDtype dtype = AmpDtype::Default;  // Default: float16 on CUDA
+  bool cpu = false;                    // device_type "cpu": not CUDA AMP
+};
+
+// Python control flow on a tensor's value: `if loss > 0:`, `while (x != 0).any():`.
+struct TensorCondition {
+  Span span;
+  ScopeId scope = kNoScope;
+};
+
+// An op whose output size depends on data: nonzero, boolean-mask indexing, unique, ...
+struct DynamicShape {
+  Span span;
+  ScopeId scope = kNoScope;
+  std::string spelling;
+};
+
+// A loader batch moved to the device inside the loop that iterates the loader.
+struct BatchMove {
+  Span span;
+  ScopeId scope = kNoScope;
+  int32_t loop = -1;
+  bool non_blocking = false;
+};
+
+// `total += loss` / `losses.append(loss)` of a tensor into something that outlives the step.
+struct Accumulation {
+  Span span;
+  Span value;  // `loss`
+  ScopeId scope = kNoScope;
+  int32_t loop = -1;
+  std::string target;
+  std::string value_name;
+  bool carries_graph = false;  // the value comes from the model or the loss, not detached
+};
+
+// `nn.Linear(4095, 512)`: an nn.Module constructed in code.
+struct ModuleConstruction {
+  Span span;
+  ScopeId scope = kNoScope;
+  std::string spelling;       // `nn.Linear`
+  bool in_forward = false;    // inside an nn.Module's forward()
+  bool has_parameters = true; // not ReLU, Dropout, a loss, ...
+  std::vector<std::pair<int64_t, Span>> dims;  // literal integer arguments, in order
+};
+
+// A name the front end believes is the trained model.
+struct Model {
+  std::string name;
+  Span defined;  // its first assignment
+  bool moved = false;     // .to(device) / .cuda() / accelerator.prepare / framework trainer
+  bool compiled = false;  // torch.compile(model) / model.compile()
+};
+
+// GL304: a dependency file that pins a CPU-only torch build.
+struct CpuTorchPin {
+  Span span;
+  std::string spelling;
 };
 
 struct Comment {
@@ -198,6 +298,15 @@ class StepModel {
   std::vector<FactoryMove> factory_moves;
   std::vector<UnmovedInput> unmoved_inputs;
   std::vector<std::string> moved_models;  // model names moved to a device that may be CUDA
+  std::vector<ApiUse> api_uses;
+  std::vector<Autocast> autocasts;
+  std::vector<TensorCondition> tensor_conditions;
+  std::vector<DynamicShape> dynamic_shapes;
+  std::vector<BatchMove> batch_moves;
+  std::vector<Accumulation> accumulations;
+  std::vector<ModuleConstruction> modules;
+  std::vector<Model> models;
+  std::vector<CpuTorchPin> cpu_torch_pins;
   std::vector<Span> autocast_regions_outside_loops;
   std::vector<Comment> comments;
   std::vector<ParseError> parse_errors;
