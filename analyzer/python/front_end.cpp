@@ -1185,7 +1185,7 @@ class Builder {
       if (device_sync)
         add_sync(n, SyncKind::Synchronize, callee.empty() ? ".synchronize()" : callee + "()");
     } else if (method == "backward" || method == "manual_backward") {
-      m_.events.push_back({StepEventKind::Backward, span(n), scope_});
+      m_.events.push_back({StepEventKind::Backward, span(n), scope_, {}});
       // What backward() is called on is a tensor: `loss.backward()`, `backward(loss)`.
       std::string loss = method == "backward" && !receiver.empty() ? receiver
                          : args.positional.empty()                 ? std::string()
@@ -1198,7 +1198,7 @@ class Builder {
                        tail.find("scaler") != std::string_view::npos;
       bool scheduler = tail.find("sched") != std::string_view::npos;
       if (optimizer && !scheduler)
-        m_.events.push_back({StepEventKind::OptimizerStep, span(n), scope_});
+        m_.events.push_back({StepEventKind::OptimizerStep, span(n), scope_, {}});
     } else if ((method == "train" || method == "eval") && args.positional.size() <= 1 &&
                !receiver.empty() && receiver != "self" && !is_loss_constructor(receiver)) {
       if (!loss_names_.count(receiver)) model_names_.insert(receiver);
@@ -1461,7 +1461,7 @@ class Builder {
         m_.calls.push_back({it->second, call.span, call.scope});
       } else if (call.loop_data &&
                  (model_names_.count(call.callee) || (call.callee == "self" && false))) {
-        m_.events.push_back({StepEventKind::ModelCall, call.span, call.scope});
+        m_.events.push_back({StepEventKind::ModelCall, call.span, call.scope, call.callee});
       }
     }
     for (const PendingConvert& c : pending_converts_) {
