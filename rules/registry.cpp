@@ -1,16 +1,41 @@
 #include "rules/registry.h"
 
-#include <array>
+#include <algorithm>
+#include <vector>
 
 namespace gpulint {
 namespace rules {
-extern const Rule GL000, GL101, GL102, GL103, GL104, GL201, GL202, GL301, GL303, GL401;
+// One line per rule, in code order.
+extern const Rule GL000;
+extern const Rule GL101;
+extern const Rule GL102;
+extern const Rule GL103;
+extern const Rule GL104;
+extern const Rule GL201;
+extern const Rule GL202;
+extern const Rule GL301;
+extern const Rule GL303;
+extern const Rule GL401;
 }  // namespace rules
 
 std::span<const Rule* const> all_rules() {
-  static constexpr std::array<const Rule*, 10> kRules = {
-      &rules::GL000, &rules::GL101, &rules::GL102, &rules::GL103, &rules::GL104,
-      &rules::GL201, &rules::GL202, &rules::GL301, &rules::GL303, &rules::GL401};
+  static const std::vector<const Rule*> kRules = [] {
+    std::vector<const Rule*> rules = {
+        &rules::GL000,
+        &rules::GL101,
+        &rules::GL102,
+        &rules::GL103,
+        &rules::GL104,
+        &rules::GL201,
+        &rules::GL202,
+        &rules::GL301,
+        &rules::GL303,
+        &rules::GL401,
+    };
+    std::sort(rules.begin(), rules.end(),
+              [](const Rule* a, const Rule* b) { return a->info.code < b->info.code; });
+    return rules;
+  }();
   return kRules;
 }
 
