@@ -261,6 +261,28 @@ std::vector<int32_t> StepModel::innermost_training_loops() const {
   return out;
 }
 
+bool StepModel::repeated(int32_t loop) const {
+  for (ScopeId s = scopes[loops[loop].scope].parent; s != kNoScope; s = scopes[s].parent) {
+    if (scopes[s].kind == ScopeKind::Loop) return true;
+    if (scopes[s].kind != ScopeKind::Function) continue;
+    for (int32_t index : calls_of_[scopes[s].index]) {
+      for (ScopeId c = calls[index].scope; c != kNoScope; c = scopes[c].parent) {
+        if (scopes[c].kind == ScopeKind::Loop) return true;
+      }
+    }
+    return false;
+  }
+  return false;
+}
+
+std::vector<const StepEvent*> StepModel::events_in(int32_t loop, StepEventKind kind) const {
+  std::vector<const StepEvent*> out;
+  for (const StepEvent& event : events) {
+    if (event.kind == kind && step_context(event.scope).loop == loop) out.push_back(&event);
+  }
+  return out;
+}
+
 bool StepModel::amp_in_effect(int32_t loop) const {
   return file_level_amp || loop_amp_[loop] ||
          (enclosing_regions(loops[loop].scope) & kRegionAutocast);

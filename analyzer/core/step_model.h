@@ -328,6 +328,11 @@ class StepModel {
   std::vector<int32_t> innermost_training_loops() const;
   // True when autocast covers the loop's forward pass (or the file enables AMP otherwise).
   bool amp_in_effect(int32_t loop) const;
+  // True when the loop runs more than once per program: it sits in another loop, or its
+  // function is called from inside a loop (an epoch loop around a train-one-epoch helper).
+  bool repeated(int32_t loop) const;
+  // Step events of a kind whose innermost step loop is `loop`.
+  std::vector<const StepEvent*> events_in(int32_t loop, StepEventKind kind) const;
   // Regions around a scope all the way out, through any call site of enclosing functions.
   uint8_t enclosing_regions(ScopeId scope) const;
 
