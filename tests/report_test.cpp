@@ -202,6 +202,26 @@ TEST(RenderText, LongLineNearItsStartHasNoLeadingEllipsis) {
       << out;
 }
 
+TEST(RenderText, ManyFindingsOnOneLongLineRenderAsEachAlone) {
+  std::string line(5000, 'a');
+  std::vector<Diagnostic> many;
+  for (uint32_t column : {3001u, 4001u, 4950u, 1001u, 11u}) {
+    Diagnostic d = item_in_loop();
+    d.help.clear();
+    line.replace(column - 1, 11, "loss.item()");
+    d.location = at("min.py", 1, column, 1, column + 11);
+    many.push_back(d);
+  }
+  std::string expected;
+  for (Diagnostic& d : many) {
+    d.source_line = line;
+    const std::string alone = render_text({d}, files(1), {});
+    expected += alone.substr(0, alone.find("\n\n") + 2);
+  }
+  expected += "Found 5 findings in 1 file.\n";
+  EXPECT_EQ(render_text(many, files(1), {}), expected);
+}
+
 TEST(RenderText, Summaries) {
   EXPECT_EQ(render_text({}, files(12), {}), "All checks passed! (12 files checked)\n");
   EXPECT_EQ(render_text({}, files(1), {}), "All checks passed! (1 file checked)\n");

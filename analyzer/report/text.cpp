@@ -125,10 +125,19 @@ struct Snippet {
   uint32_t caret_end = 0;
 };
 
+// How far into a source line the previous window started. Diagnostics arrive sorted by line
+// and column, so resuming from here renders thousands of findings on one minified line in
+// linear rather than quadratic time.
+struct LineCursor {
+  std::string_view path;
+  uint32_t line = 0;
+  size_t byte = 0;
+  uint32_t index = 0;  // code points before `byte`
+};
+
 // Renders a line, or a window of a long one, and finds the cells under the code points
-// [begin, end) of the span (0-based). Reads no further into the line than the window, so a
-// 5 MB minified line costs no more than its prefix.
-Snippet render_line(std::string_view line, uint32_t begin, uint32_t end) {
+// [begin, end) of the span (0-based). Reads no further into the line than the window.
+Snippet render_line(std::string_view line, uint32_t begin, uint32_t end, LineCursor& cursor) {
   end = std::max(end, begin);
   uint32_t first = 0;
   uint32_t last = UINT32_MAX;
@@ -144,12 +153,15 @@ Snippet render_line(std::string_view line, uint32_t begin, uint32_t end) {
     snippet.text += kEllipsis;
     cells += static_cast<uint32_t>(kEllipsis.size());
   }
-  size_t byte = 0;
-  uint32_t index = 0;
+  if (cursor.index > first) cursor.byte = cursor.index = 0;
+  for (; cursor.byte < line.size() && cursor.index < first; ++cursor.index) {
+    next_code_point(line, cursor.byte);
+  }
+  size_t byte = cursor.byte;
+  uint32_t index = cursor.index;
   bool caret_begun = false;
   for (; byte < line.size() && index < last; ++index) {
     const uint32_t cp = next_code_point(line, byte);
-    if (index < first) continue;
     if (index == begin) snippet.caret_begin = cells, caret_begun = true;
     if (index == end) snippet.caret_end = cells;
     if (cp == '\t') {
@@ -171,7 +183,8 @@ Snippet render_line(std::string_view line, uint32_t begin, uint32_t end) {
   return snippet;
 }
 
-void render_one(std::string& out, const Diagnostic& d, const TextOptions& options) {
+void render_one(std::string& out, const Diagnostic& d, const TextOptions& options,
+                LineCursor& cursor) {
   const Style s = style_for(d, options);
   const Location& at = d.location;
   out += fmt::format("{}{}{}:{}{}:{}{}: {}{}{} [{}] {}\n", s.bold, visible(at.path), s.reset,
@@ -181,7 +194,10 @@ void render_one(std::string& out, const Diagnostic& d, const TextOptions& option
   const uint32_t begin = std::max(at.start.column, 1u) - 1;
   // A span that runs onto later lines is underlined to the end of its first line.
   const uint32_t end = at.end.line > at.start.line ? UINT32_MAX : std::max(at.end.column, 1u) - 1;
-  const Snippet snippet = render_line(d.source_line, begin, end);
+  if (cursor.path != at.path || cursor.line != at.start.line) {
+    cursor = {at.path, at.start.line};
+  }
+  const Snippet snippet = render_line(d.source_line, begin, end, cursor);
   const std::string number = std::to_string(at.start.line);
   const std::string pad(number.size() + 2, ' ');
   out += fmt::format("{}  {} |{}", s.gutter, number, s.reset);
@@ -211,8 +227,9 @@ std::string render_text(const std::vector<Diagnostic>& diagnostics, const Report
                         const TextOptions& options) {
   std::string out;
   std::set<std::string_view> paths;
+  LineCursor cursor;
   for (const Diagnostic& d : diagnostics) {
-    render_one(out, d, options);
+    render_one(out, d, options, cursor);
     out += '\n';
     paths.insert(d.location.path);
   }
