@@ -16,6 +16,17 @@ extern const Rule GL202;
 extern const Rule GL301;
 extern const Rule GL303;
 extern const Rule GL401;
+extern const Rule GL404;
+extern const Rule GL405;
+extern const Rule GL501;
+extern const Rule GL502;
+extern const Rule GL503;
+extern const Rule GL504;
+extern const Rule GL505;
+extern const Rule GL506;
+extern const Rule GL507;
+extern const Rule GL508;
+extern const Rule GL509;
 }  // namespace rules
 
 std::span<const Rule* const> all_rules() {
@@ -31,6 +42,17 @@ std::span<const Rule* const> all_rules() {
         &rules::GL301,
         &rules::GL303,
         &rules::GL401,
+        &rules::GL404,
+        &rules::GL405,
+        &rules::GL501,
+        &rules::GL502,
+        &rules::GL503,
+        &rules::GL504,
+        &rules::GL505,
+        &rules::GL506,
+        &rules::GL507,
+        &rules::GL508,
+        &rules::GL509,
     };
     std::sort(rules.begin(), rules.end(),
               [](const Rule* a, const Rule* b) { return a->info.code < b->info.code; });

@@ -1,0 +1,102 @@
+#include <cctype>
+
+#include "rules/common.h"
+
+namespace gpulint::rules {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+Flags a loss or model output that is accumulated across steps (`total += loss`,
+`losses.append(loss)`) while it still carries its autograd history: no `.detach()`, no
+`.item()`, and no `torch.no_grad()` around it.
+
+## Why is this bad
+The accumulated tensor references the autograd graph of every step it was added in, so none of
+those graphs, with their saved activations, can be freed. Memory grows step by step until the
+program runs out of it, and the allocator works harder long before that.
+
+## Example
+```python
+total_loss = 0.0
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    total_loss += loss
+```
+
+## Use instead
+```python
+total_loss = torch.zeros((), device=device)
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    total_loss += loss.detach()
+```
+)md";
+
+// `loss`, `out.loss`, `criterion(p, y)`, `x[0]` take `.detach()` as they are; anything with an
+// operator at the top level (`loss * n`, `-loss`) needs parentheses first.
+bool is_primary(std::string_view expr) {
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = 0; i < expr.size(); ++i) {
+    const char c = expr[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      --depth;
+    } else if (depth == 0 &&
+               !(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void check(const RuleInput& in, Sink& sink) {
+  const StepModel& m = in.model;
+  for (const Accumulation& acc : m.accumulations) {
+    if (!acc.carries_graph) continue;
+    const StepContext context = m.step_context(acc.scope);
+    if (!context.per_step() || (context.regions & kRegionNoGrad) ||
+        (m.enclosing_regions(acc.scope) & kRegionNoGrad)) {
+      continue;
+    }
+    const std::string_view value = in.text.substr(acc.value.begin, acc.value.end - acc.value.begin);
+    Fix fix{"detach the value before accumulating it", Applicability::Safe, {}};
+    if (is_primary(value)) {
+      fix.edits.push_back({{acc.value.end, acc.value.end}, ".detach()"});
+    } else {
+      fix.edits.push_back({{acc.value.begin, acc.value.begin}, "("});
+      fix.edits.push_back({{acc.value.end, acc.value.end}, ").detach()"});
+    }
+    const std::string name = acc.value_name.empty() ? std::string(value) : acc.value_name;
+    Finding f{acc.span,
+              "`" + name + "` is accumulated into `" + acc.target + "` in " +
+                  step_place(m, context) + via_suffix(context) +
+                  " with its autograd graph: every step's graph stays in memory",
+              {},
+              std::move(fix)};
+    add_call_sites(f, context);
+    sink.report(std::move(f));
+  }
+}
+
+}  // namespace
+
+extern const Rule GL502 = {
+    {"GL502", "loss-accumulated-with-graph", "overhead",
+     "Loss accumulated across steps with its autograd graph",
+     "accumulate `loss.detach()` (or `loss.item()` every N steps)", kDocs, true, Severity::Warning},
+    check};
+
+}  // namespace gpulint::rules

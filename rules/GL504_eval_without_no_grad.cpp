@@ -1,0 +1,68 @@
+#include <algorithm>
+
+#include "rules/common.h"
+
+namespace gpulint::rules {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+Flags an evaluation step loop (the model is called on each batch, no backward or optimizer step
+is reached) that runs with autograd on: no `torch.no_grad()` / `torch.inference_mode()` block
+around it or around the model calls, and no `@torch.no_grad()` on its function or a caller.
+Reported at the loop header.
+
+## Why is this bad
+With autograd on, every forward op records its graph node and keeps the tensors a backward pass
+would need. Evaluation never runs that backward, so the bookkeeping is wasted time and the saved
+activations are wasted memory that limits the batch size.
+
+## Example
+```python
+model.eval()
+for x, y in val_loader:
+    correct += (model(x.to(device)).argmax(1) == y.to(device)).sum()
+```
+
+## Use instead
+```python
+model.eval()
+with torch.inference_mode():
+    for x, y in val_loader:
+        correct += (model(x.to(device)).argmax(1) == y.to(device)).sum()
+```
+)md";
+
+void check(const RuleInput& in, Sink& sink) {
+  const StepModel& m = in.model;
+  for (size_t i = 0; i < m.loops.size(); ++i) {
+    const Loop& loop = m.loops[i];
+    if (loop.kind != LoopKind::Evaluation) continue;
+    const auto calls = m.events_in(static_cast<int32_t>(i), StepEventKind::ModelCall);
+    if (calls.empty() || (m.enclosing_regions(loop.scope) & kRegionNoGrad)) continue;
+    const bool all_no_grad = std::all_of(calls.begin(), calls.end(), [&](const StepEvent* e) {
+      return (m.step_context(e->scope).regions & kRegionNoGrad) != 0;
+    });
+    if (all_no_grad) continue;
+    // Inside a step that runs every time (micro-batches, rollouts before one backward), the
+    // graph is what the enclosing step needs; an inner loop of an evaluation loop is covered
+    // by the finding on the outer one.
+    const StepContext outer = m.step_context(m.scopes[loop.scope].parent);
+    if (outer.per_step() && !outer.interval_guarded) continue;
+    const std::string& name = calls.front()->name;
+    sink.report({loop.header,
+                 "evaluation loop calls " + (name.empty() ? "the model" : "`" + name + "`") +
+                     " with autograd on: activations are kept for a backward that never comes",
+                 {},
+                 {}});
+  }
+}
+
+}  // namespace
+
+extern const Rule GL504 = {
+    {"GL504", "eval-without-no-grad", "overhead", "Evaluation loop runs with autograd on",
+     "wrap the loop in `with torch.inference_mode():` (or `torch.no_grad()`)", kDocs, true,
+     Severity::Warning},
+    check};
+
+}  // namespace gpulint::rules
