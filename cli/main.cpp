@@ -1,6 +1,5 @@
 // The command line: `gpulint [check] PATH...`, `gpulint rules`, `gpulint explain CODE`.
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
