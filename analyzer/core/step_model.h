@@ -241,16 +241,16 @@ struct Accumulation {
 struct ModuleConstruction {
   Span span;
   ScopeId scope = kNoScope;
-  std::string spelling;       // `nn.Linear`
-  bool in_forward = false;    // inside an nn.Module's forward()
-  bool has_parameters = true; // not ReLU, Dropout, a loss, ...
+  std::string spelling;                        // `nn.Linear`
+  bool in_forward = false;                     // inside an nn.Module's forward()
+  bool has_parameters = true;                  // not ReLU, Dropout, a loss, ...
   std::vector<std::pair<int64_t, Span>> dims;  // literal integer arguments, in order
 };
 
 // A name the front end believes is the trained model.
 struct Model {
   std::string name;
-  Span defined;  // its first assignment
+  Span defined;           // its first assignment
   bool moved = false;     // .to(device) / .cuda() / accelerator.prepare / framework trainer
   bool compiled = false;  // torch.compile(model) / model.compile()
 };
@@ -259,6 +259,14 @@ struct Model {
 struct CpuTorchPin {
   Span span;
   std::string spelling;
+};
+
+// `import engine`, `from .utils import log_metrics as log`: what a local name refers to.
+struct Import {
+  std::string local;   // the name bound in this file
+  std::string module;  // `pkg.utils` (relative imports keep their leading dots: `.utils`)
+  std::string symbol;  // empty for `import module`
+  Span span;
 };
 
 struct Comment {
@@ -307,6 +315,7 @@ class StepModel {
   std::vector<ModuleConstruction> modules;
   std::vector<Model> models;
   std::vector<CpuTorchPin> cpu_torch_pins;
+  std::vector<Import> imports;
   std::vector<Span> autocast_regions_outside_loops;
   std::vector<Comment> comments;
   std::vector<ParseError> parse_errors;

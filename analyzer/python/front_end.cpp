@@ -34,10 +34,11 @@ struct Symbols {
   TSSymbol dictionary, pair, dictionary_splat, list_splat, conditional_expression, lambda;
   TSSymbol pattern_list, tuple_pattern, expression_list, tuple, list_pattern, list;
   TSSymbol generator_expression, typed_parameter, default_parameter, typed_default_parameter;
-  TSSymbol block, concatenated_string, none;
+  TSSymbol block, concatenated_string, none, import_statement, import_from_statement;
+  TSSymbol aliased_import, dotted_name, relative_import;
   TSFieldId f_body, f_name, f_superclasses, f_left, f_right, f_condition, f_consequence;
   TSFieldId f_alternative, f_value, f_function, f_arguments, f_object, f_attribute, f_parameters;
-  TSFieldId f_definition, f_operator, f_argument, f_key;
+  TSFieldId f_definition, f_operator, f_argument, f_key, f_alias, f_module_name;
 
   explicit Symbols(const TSLanguage* lang) {
     auto sym = [&](const char* name, bool named = true) {
@@ -103,6 +104,11 @@ struct Symbols {
     typed_default_parameter = sym("typed_default_parameter");
     block = sym("block");
     concatenated_string = sym("concatenated_string");
+    import_statement = sym("import_statement");
+    import_from_statement = sym("import_from_statement");
+    aliased_import = sym("aliased_import");
+    dotted_name = sym("dotted_name");
+    relative_import = sym("relative_import");
     f_body = field("body");
     f_name = field("name");
     f_superclasses = field("superclasses");
@@ -121,6 +127,8 @@ struct Symbols {
     f_operator = field("operator");
     f_argument = field("argument");
     f_key = field("key");
+    f_alias = field("alias");
+    f_module_name = field("module_name");
   }
 };
 
@@ -246,6 +254,12 @@ class Builder {
   std::vector<PendingConvert> pending_converts_;
   std::vector<PendingInput> pending_inputs_;
   std::vector<ModelDtype> model_dtypes_;
+  std::unordered_set<std::string> deprecated_amp_names_, grad_names_, compiled_names_;
+  std::unordered_map<std::string, Span> first_assignment_;
+  std::vector<std::pair<TSNode, ScopeId>> pending_conditions_;
+  std::vector<std::pair<TSNode, ScopeId>>
+      pending_dynamic_;  // calls whose receiver must be a tensor
+  std::vector<std::pair<TSNode, Accumulation>> pending_accumulations_;
 
   // ---- small helpers -------------------------------------------------------------------
 
@@ -394,6 +408,7 @@ class Builder {
     if (sym == s_.assignment) return on_assignment(n, depth);
     if (sym == s_.augmented_assignment) return on_augmented(n, depth);
     if (sym == s_.return_statement) return on_return(n, depth);
+    if (sym == s_.import_statement || sym == s_.import_from_statement) return on_import(n);
     visit_children(n, depth);
   }
 
@@ -422,6 +437,67 @@ class Builder {
       n = next;
     }
     m_.parse_errors.push_back({span(n), "syntax error"});
+  }
+
+  void on_import(TSNode n) {
+    std::string module;
+    if (is(n, s_.import_from_statement)) {
+      TSNode m = field(n, s_.f_module_name);
+      module = null(m) ? "" : std::string(text(m));
+    }
+    TSTreeCursor* c = cursors_.acquire(n);
+    if (ts_tree_cursor_goto_first_child(c)) {
+      do {
+        if (ts_tree_cursor_current_field_id(c) != s_.f_name) continue;
+        TSNode name = ts_tree_cursor_current_node(c);
+        TSNode alias{};
+        if (is(name, s_.aliased_import)) {
+          alias = field(name, s_.f_alias);
+          name = field(name, s_.f_name);
+        }
+        if (null(name)) continue;
+        Import imp;
+        imp.span = span(n);
+        if (module.empty()) {
+          imp.module = std::string(text(name));
+          // `import a.b` binds `a`; `import a.b as c` binds `c` to a.b.
+          imp.local =
+              null(alias) ? imp.module.substr(0, imp.module.find('.')) : std::string(text(alias));
+          if (null(alias)) imp.module = imp.local;
+        } else {
+          imp.module = module;
+          imp.symbol = std::string(text(name));
+          imp.local = null(alias) ? imp.symbol : std::string(text(alias));
+        }
+        if (module == "torch.cuda.amp" || module == "torch.cpu.amp")
+          deprecated_amp_names_.insert(imp.local);
+        m_.imports.push_back(std::move(imp));
+      } while (ts_tree_cursor_goto_next_sibling(c));
+    }
+    cursors_.release();
+  }
+
+  void add_api(ApiKind kind, TSNode n, std::string spelling, TSNode value = TSNode{}) {
+    ApiUse use;
+    use.kind = kind;
+    use.span = span(n);
+    use.scope = scope_;
+    use.spelling = std::move(spelling);
+    if (is(n, s_.call)) {
+      use.callee = span(field(n, s_.f_function));
+      TSNode args = field(n, s_.f_arguments);
+      use.arguments = null(args) ? use.callee : span(args);
+    }
+    if (!null(value)) use.value = span(value);
+    m_.api_uses.push_back(std::move(use));
+  }
+
+  // Comments between a compound statement's header and its body are children of the statement
+  // itself, which the handlers below do not walk as a whole.
+  void note_comments(TSNode n) {
+    for_each_child(n, [&](TSNode c) {
+      if (is(c, s_.comment)) on_comment(c);
+    });
   }
 
   void on_comment(TSNode n) {
@@ -471,6 +547,7 @@ class Builder {
   }
 
   void on_class(TSNode n, int depth) {
+    note_comments(n);
     std::string saved_name = class_name_, saved_bases = class_bases_;
     TSNode name = field(n, s_.f_name);
     TSNode bases = field(n, s_.f_superclasses);
@@ -483,6 +560,7 @@ class Builder {
   }
 
   void on_function(TSNode n, int depth, uint8_t regions) {
+    note_comments(n);
     Function f;
     TSNode name = field(n, s_.f_name);
     f.name = null(name) ? "" : std::string(text(name));
@@ -587,6 +665,7 @@ class Builder {
   }
 
   void on_for(TSNode n, int depth) {
+    note_comments(n);
     TSNode left = field(n, s_.f_left), right = field(n, s_.f_right);
     if (!null(right)) visit(right, depth + 1);  // the iterable is evaluated once
     int32_t loop = begin_loop(n, right);
@@ -605,18 +684,31 @@ class Builder {
         tensor_names_.insert(targets[i]);
       }
     }
-    with_scope(m_.loops[loop].scope, field(n, s_.f_body), depth);
+    TSNode body = field(n, s_.f_body);
+    if (!null(right) && !null(body) && contains_text(right, ".parameters()") &&
+        contains_text(body, ".grad")) {
+      std::string_view b = text(body);
+      if (b.find("-=") != std::string_view::npos || b.find("add_(") != std::string_view::npos ||
+          b.find("sub_(") != std::string_view::npos ||
+          b.find("addcmul_(") != std::string_view::npos) {
+        add_api(ApiKind::ManualParamUpdate, n, "per-parameter update loop");
+        m_.api_uses.back().span = m_.loops[loop].header;
+      }
+    }
+    with_scope(m_.loops[loop].scope, body, depth);
     end_loop();
     TSNode alternative = field(n, s_.f_alternative);
     if (!null(alternative)) visit(alternative, depth + 1);
   }
 
   void on_while(TSNode n, int depth) {
+    note_comments(n);
     TSNode condition = field(n, s_.f_condition);
     int32_t loop = begin_loop(n, condition);
     ScopeId saved = scope_;
     scope_ = m_.loops[loop].scope;
     if (!null(condition)) visit(condition, depth + 1);  // evaluated every iteration
+    if (!null(condition)) pending_conditions_.emplace_back(condition, scope_);
     scope_ = saved;
     with_scope(m_.loops[loop].scope, field(n, s_.f_body), depth);
     end_loop();
@@ -645,8 +737,10 @@ class Builder {
   }
 
   void on_if(TSNode n, int depth) {
+    note_comments(n);
     TSNode condition = field(n, s_.f_condition);
     if (!null(condition)) visit(condition, depth + 1);
+    if (!null(condition)) pending_conditions_.emplace_back(condition, scope_);
     Guard guard = null(condition) ? Guard::Data : classify_guard(condition);
     ScopeId branch = new_scope(ScopeKind::Branch);
     m_.scopes[branch].guard = guard;
@@ -656,9 +750,11 @@ class Builder {
     cuda_branch_stack_.pop_back();
     // elif / else: the else of a rank guard is a rank branch too (other ranks, every step).
     for_each_child(n, [&](TSNode c) {
+      if (is(c, s_.elif_clause) || is(c, s_.else_clause)) note_comments(c);
       if (is(c, s_.elif_clause)) {
         TSNode cond = field(c, s_.f_condition);
         if (!null(cond)) visit(cond, depth + 1);
+        if (!null(cond)) pending_conditions_.emplace_back(cond, scope_);
         ScopeId b = new_scope(ScopeKind::Branch);
         m_.scopes[b].guard = null(cond) ? Guard::Data : classify_guard(cond);
         cuda_branch_stack_.push_back(false);
@@ -692,7 +788,42 @@ class Builder {
     });
   }
 
+  Autocast describe_autocast(TSNode expr, ScopeId body) {
+    Autocast a;
+    a.span = span(expr);
+    a.scope = scope_;
+    a.body = body;
+    if (!is(expr, s_.call)) {
+      a.dtype = AmpDtype::Unknown;  // a context variable: what it resolves to is not tracked
+      return a;
+    }
+    std::string name = callee_name(expr);
+    Args args = arguments(expr);
+    TSNode device =
+        args.positional.empty() ? keyword(args, "device_type") : args.positional.front();
+    a.cpu = name.find("cpu.amp") != std::string::npos || string_value(device) == "cpu";
+    if (!name.ends_with("autocast")) {
+      a.dtype = AmpDtype::Unknown;
+      return a;
+    }
+    TSNode dtype = keyword(args, "dtype");
+    if (null(dtype)) {
+      a.dtype =
+          args.list_splat || !args.dict_splats.empty() ? AmpDtype::Unknown : AmpDtype::Default;
+    } else {
+      std::string_view t = text(dtype);
+      a.dtype = t.find("bfloat16") != std::string_view::npos ? AmpDtype::BFloat16
+                : (t.find("float16") != std::string_view::npos ||
+                   t.find("half") != std::string_view::npos)
+                    ? AmpDtype::Float16
+                    : AmpDtype::Unknown;
+    }
+    return a;
+  }
+
   void on_with(TSNode n, int depth) {
+    note_comments(n);
+    std::vector<std::pair<TSNode, bool>> opened;  // (context expression, is autocast)
     uint8_t regions = kRegionNone;
     for_each_child(n, [&](TSNode c) {
       if (!is(c, s_.with_clause)) return;
@@ -705,11 +836,31 @@ class Builder {
         if (!is(expr, s_.call) && !is(expr, s_.identifier) && !is(expr, s_.attribute)) {
           expr = ts_node_named_child(expr, 0);
         }
-        if (!null(expr)) regions |= region_of(expr);
+        if (null(expr)) return;
+        uint8_t region = region_of(expr);
+        regions |= region;
+        if (region & kRegionAutocast) opened.push_back({expr, true});
+        std::string name = dotted(is(expr, s_.call) ? field(expr, s_.f_function) : expr);
+        std::string_view tail = last_component(name);
+        if (tail == "detect_anomaly") opened.push_back({expr, false});
+        if (name.find("autograd.profiler.profile") != std::string::npos || tail == "emit_nvtx") {
+          opened.push_back({expr, false});
+        }
       });
     });
     ScopeId scope = new_scope(ScopeKind::With);
     m_.scopes[scope].regions = regions;
+    for (const auto& [expr, autocast] : opened) {
+      if (autocast) {
+        m_.autocasts.push_back(describe_autocast(expr, scope));
+        continue;
+      }
+      std::string name = dotted(is(expr, s_.call) ? field(expr, s_.f_function) : expr);
+      add_api(last_component(name) == "detect_anomaly" ? ApiKind::DetectAnomaly
+                                                       : ApiKind::AutogradProfiler,
+              expr, name);
+      m_.api_uses.back().body = scope;
+    }
     with_scope(scope, field(n, s_.f_body), depth);
   }
 
@@ -776,6 +927,13 @@ class Builder {
       }
     }
 
+    for (const std::string& t : names) first_assignment_.try_emplace(t, span(n));
+    on_setting(left, value);
+    if (is_graph_expr(value)) {
+      for (const std::string& t : names) grad_names_.insert(t);
+    } else {
+      for (const std::string& t : names) grad_names_.erase(t);
+    }
     bool tensor = is_tensor_expr(value);
     for (const std::string& t : names) {
       if (tensor) tensor_names_.insert(t);
@@ -869,6 +1027,70 @@ class Builder {
     }
   }
 
+  // Settings written as assignments: TF32 switches and CUDA_LAUNCH_BLOCKING.
+  void on_setting(TSNode left, TSNode value) {
+    std::string target = dotted(left);
+    if (target.ends_with(".allow_tf32") && (is(value, s_.true_) || is(value, s_.false_))) {
+      add_api(is(value, s_.true_) ? ApiKind::Tf32Enabled : ApiKind::Tf32Disabled,
+              ts_node_parent(left), target, value);
+      return;
+    }
+    if (is(left, s_.subscript) && contains_text(left, "environ") &&
+        contains_text(left, "CUDA_LAUNCH_BLOCKING") && string_value(value) == "1") {
+      add_api(ApiKind::LaunchBlocking, ts_node_parent(left), "CUDA_LAUNCH_BLOCKING=1", value);
+    }
+  }
+
+  // Does the value carry autograd history from this step: the model's or the loss's output,
+  // not detached?
+  bool is_graph_expr(TSNode n, int depth = 0) const {
+    n = unparen(n);
+    if (null(n) || depth > kMaxExprDepth) return false;
+    if (is(n, s_.identifier)) return grad_names_.count(std::string(text(n))) > 0;
+    if (is(n, s_.attribute)) {
+      TSNode attr = field(n, s_.f_attribute);
+      if (!null(attr) && text(attr) == "loss") return true;
+      return grad_names_.count(dotted(n)) > 0;
+    }
+    if (is(n, s_.binary_operator)) {
+      return is_graph_expr(field(n, s_.f_left), depth + 1) ||
+             is_graph_expr(field(n, s_.f_right), depth + 1);
+    }
+    if (is(n, s_.subscript)) return is_graph_expr(field(n, s_.f_value), depth + 1);
+    if (is(n, s_.call)) {
+      std::string_view method = method_of(n);
+      if (method == "detach" || method == "item" || method == "cpu" || method == "tolist" ||
+          method == "numpy") {
+        return false;
+      }
+      std::string callee = callee_name(n);
+      if (!callee.empty() &&
+          (model_names_.count(callee) || loss_names_.count(callee) || is_functional_loss(callee))) {
+        return true;
+      }
+      if (!method.empty() && is_tensor_method(method))
+        return is_graph_expr(receiver_of(n), depth + 1);
+    }
+    return false;
+  }
+
+  bool is_tensor_condition(TSNode n, int depth = 0) const {
+    n = unparen(n);
+    if (null(n) || depth > kMaxExprDepth) return false;
+    if (is(n, s_.boolean_operator)) {
+      return is_tensor_condition(field(n, s_.f_left), depth + 1) ||
+             is_tensor_condition(field(n, s_.f_right), depth + 1);
+    }
+    if (is(n, s_.not_operator)) return is_tensor_condition(field(n, s_.f_argument), depth + 1);
+    if (is(n, s_.comparison_operator)) {
+      // `x is None` / `x is not None` look at identity, not the value.
+      std::string_view t = text(n);
+      if (t.find(" is ") != std::string_view::npos || t.find(" in ") != std::string_view::npos)
+        return false;
+    }
+    return is_tensor_expr(n);
+  }
+
   bool reads_cpu_batch(TSNode value, const LoopState& state) {
     if (state.cpu_batch.empty()) return false;
     TSNode root = value;
@@ -909,9 +1131,25 @@ class Builder {
     TSNode left = field(n, s_.f_left), right = field(n, s_.f_right);
     std::string name = dotted(left);
     if (name.empty()) return;
+    TSNode op = field(n, s_.f_operator);
+    if (!null(op) && text(op) == "+=") note_accumulation(n, name, right);
     if (text(right) == "1") counter_names_.insert(name);
     if (is_tensor_expr(right)) tensor_names_.insert(name);
     if (!loop_stack_.empty()) loop_stack_.back().bound.insert(name);
+  }
+
+  // `total += loss` / `losses.append(loss)` into a name that outlives the step.
+  void note_accumulation(TSNode n, const std::string& target, TSNode value) {
+    if (null(value) || loop_stack_.empty() || loop_stack_.back().function != function_) return;
+    if (loop_stack_.back().bound.count(target)) return;  // reset inside the loop: per step
+    Accumulation a;
+    a.span = span(n);
+    a.value = span(value);
+    a.scope = scope_;
+    a.loop = loop_stack_.back().loop;
+    a.target = target;
+    a.value_name = std::string(text(value).substr(0, 60));
+    pending_accumulations_.emplace_back(value, std::move(a));
   }
 
   void on_return(TSNode n, int depth) {
@@ -1032,6 +1270,7 @@ class Builder {
     }
 
     if (!method.empty()) on_method_call(n, callee, method, args);
+    on_api_call(n, callee, tail, args);
     if (tail == "DataLoader" || tail == "make_data_loader") on_loader(n, args);
     if (callee == "print") add_output(n, OutputKind::Console, callee);
     if ((callee == "float" || callee == "int" || callee == "bool") && args.positional.size() == 1 &&
@@ -1065,6 +1304,108 @@ class Builder {
       pending_calls_.push_back({callee, class_name_, span(n), scope_, has_loop_data(args)});
     }
     if (!callee.empty()) note_model_inputs(n, callee, args);
+  }
+
+  void on_api_call(TSNode n, const std::string& callee, std::string_view tail, const Args& args) {
+    TSNode first = args.positional.empty() ? TSNode{} : args.positional.front();
+    if (tail == "DataParallel" || callee.ends_with("parallel.data_parallel")) {
+      add_api(ApiKind::DataParallel, n, callee);
+    }
+    if (callee.starts_with("torch.cuda.amp.") || callee.starts_with("torch.cpu.amp.") ||
+        callee.starts_with("cuda.amp.") || deprecated_amp_names_.count(callee)) {
+      if (tail == "autocast" || tail == "GradScaler") add_api(ApiKind::DeprecatedAmp, n, callee);
+    }
+    if (tail == "GradScaler" || tail == "ShardedGradScaler")
+      add_api(ApiKind::GradScaler, n, callee);
+    if (tail == "set_detect_anomaly" && is(first, s_.true_))
+      add_api(ApiKind::DetectAnomaly, n, callee, first);
+    if (tail == "zero_grad") {
+      TSNode v = keyword(args, "set_to_none");
+      if (null(v)) v = first;
+      if (is(v, s_.false_))
+        add_api(ApiKind::ZeroGradKeep, n, callee.empty() ? "zero_grad" : callee, v);
+    }
+    if (is_optimizer_constructor(callee)) {
+      if (TSNode v = keyword(args, "foreach"); is(v, s_.false_))
+        add_api(ApiKind::ForeachDisabled, n, callee, v);
+    }
+    if (tail == "DistributedDataParallel" || tail == "DDP") {
+      TSNode v = keyword(args, "find_unused_parameters");
+      if (is(v, s_.true_)) add_api(ApiKind::FindUnusedParameters, n, callee, v);
+    }
+    if (tail == "set_float32_matmul_precision" && is(first, s_.string)) {
+      std::string v = string_value(first);
+      if (v == "highest") add_api(ApiKind::Tf32Disabled, n, callee, first);
+      if (v == "high" || v == "medium") add_api(ApiKind::Tf32Enabled, n, callee, first);
+    }
+    if (callee == "torch.compile" ||
+        (method_of(n) == "compile" && model_names_.count(dotted(receiver_of(n))))) {
+      std::string subject = callee == "torch.compile" ? dotted(first) : dotted(receiver_of(n));
+      add_api(ApiKind::Compile, n, callee.empty() ? "compile" : callee);
+      m_.api_uses.back().subject = subject;
+      compiled_names_.insert(subject);
+      TSNode parent = ts_node_parent(n);
+      if (is(parent, s_.assignment)) {
+        std::vector<std::string> names;
+        target_names(field(parent, s_.f_left), names);
+        for (const std::string& name : names) compiled_names_.insert(name);
+      }
+    }
+    if (callee.ends_with("cuda.empty_cache")) add_sync(n, SyncKind::EmptyCache, callee + "()");
+    static constexpr std::string_view kDynamic[] = {
+        "nonzero", "argwhere",           "masked_select",
+        "unique",  "unique_consecutive", "repeat_interleave"};
+    std::string_view method = method_of(n);
+    for (std::string_view op : kDynamic) {
+      bool as_function = callee == "torch." + std::string(op);
+      if (!as_function && method != op) continue;
+      if (op == "repeat_interleave" && !null(keyword(args, "output_size"))) break;
+      if (as_function) {
+        dynamic(n, (callee + "(...)").c_str());
+      } else {
+        pending_dynamic_.emplace_back(n, scope_);
+      }
+      break;
+    }
+    on_module_construction(n, callee, tail, args);
+  }
+
+  void dynamic(TSNode n, const char* spelling) {
+    m_.dynamic_shapes.push_back({span(n), scope_, spelling});
+  }
+
+  void on_module_construction(TSNode n, const std::string& callee, std::string_view tail,
+                              const Args& args) {
+    bool nn = callee.starts_with("nn.") || callee.starts_with("torch.nn.");
+    if (!nn || tail.empty() || !std::isupper(static_cast<unsigned char>(tail[0]))) return;
+    if (callee.find(".functional.") != std::string::npos ||
+        callee.find(".utils.") != std::string::npos || callee.find(".init.") != std::string::npos) {
+      return;
+    }
+    static constexpr std::string_view kNotModules[] = {
+        "Module",        "Parameter",    "ModuleList",
+        "ModuleDict",    "Sequential",   "ParameterList",
+        "ParameterDict", "DataParallel", "DistributedDataParallel"};
+    for (std::string_view k : kNotModules) {
+      if (tail == k) return;
+    }
+    ModuleConstruction mc;
+    mc.span = span(n);
+    mc.scope = scope_;
+    mc.spelling = callee;
+    mc.in_forward = in_forward_;
+    mc.has_parameters = !is_parameterless_module(callee);
+    for (TSNode p : args.positional) {
+      if (is(p, s_.integer)) mc.dims.emplace_back(literal_number(p), span(p));
+    }
+    static constexpr std::string_view kDimKeywords[] = {"in_features",    "out_features",
+                                                        "num_embeddings", "embedding_dim",
+                                                        "in_channels",    "out_channels"};
+    for (std::string_view k : kDimKeywords) {
+      if (TSNode v = keyword(args, k); is(v, s_.integer))
+        mc.dims.emplace_back(literal_number(v), span(v));
+    }
+    m_.modules.push_back(std::move(mc));
   }
 
   bool has_loop_data(const Args& args) {
@@ -1206,6 +1547,8 @@ class Builder {
       note_reduced_dtype(n, receiver, true);
     } else if (method == "float") {
       if (model_names_.count(receiver)) model_dtypes_.push_back({receiver, false});
+    } else if (method == "append" && args.positional.size() == 1 && !receiver.empty()) {
+      note_accumulation(n, receiver, args.positional.front());
     } else if (method == "update" && dicts_.count(receiver) && args.positional.size() == 1) {
       // `kwargs.update({...})`: under `if use_cuda:` (or no branch) it counts; under any other
       // branch the dict's contents are not known.
@@ -1263,6 +1606,10 @@ class Builder {
   void on_device_move(TSNode n, TSNode recv, const std::string& receiver, DeviceTarget target,
                       bool non_blocking, std::string_view device) {
     add_move(n, target, receiver, non_blocking);
+    if (!loop_stack_.empty() && loop_stack_.back().function == function_ &&
+        reads_cpu_batch(recv, loop_stack_.back())) {
+      m_.batch_moves.push_back({span(n), scope_, loop_stack_.back().loop, non_blocking});
+    }
     if (!receiver.empty() && model_names_.count(receiver)) m_.moved_models.push_back(receiver);
     if (is(recv, s_.call)) {
       std::string factory = callee_name(recv);
@@ -1414,6 +1761,7 @@ class Builder {
     l.arguments = null(arglist) ? l.call : span(arglist);
     l.scope = scope_;
     l.splat_unknown = args.list_splat;
+    l.batch_sampler = !null(keyword(args, "batch_sampler"));
     std::vector<std::pair<std::string, TSNode>> kw;
     for (const auto& [k, v] : args.keywords) kw.emplace_back(std::string(k), v);
     for (TSNode splat : args.dict_splats) {
@@ -1485,6 +1833,34 @@ class Builder {
       bool model = model_names_.count(p.callee) && !loss_names_.count(p.callee);
       bool loss = loss_names_.count(p.callee) || is_functional_loss(p.callee);
       if (model || loss) m_.unmoved_inputs.push_back(p.input);
+    }
+    for (const auto& [condition, scope] : pending_conditions_) {
+      if (is_tensor_condition(condition)) m_.tensor_conditions.push_back({span(condition), scope});
+    }
+    for (const auto& [call, scope] : pending_dynamic_) {
+      if (!is_tensor_expr(receiver_of(call))) continue;
+      std::string spelling = ".";
+      spelling.append(method_of(call)).append("()");
+      m_.dynamic_shapes.push_back({span(call), scope, std::move(spelling)});
+    }
+    for (auto& [value, acc] : pending_accumulations_) {
+      acc.carries_graph = is_graph_expr(value);
+      if (is_tensor_expr(value) || acc.carries_graph) m_.accumulations.push_back(std::move(acc));
+    }
+    std::sort(
+        m_.dynamic_shapes.begin(), m_.dynamic_shapes.end(),
+        [](const DynamicShape& a, const DynamicShape& b) { return a.span.begin < b.span.begin; });
+    std::vector<std::string> models(model_names_.begin(), model_names_.end());
+    std::sort(models.begin(), models.end());
+    for (const std::string& name : models) {
+      if (loss_names_.count(name) || name == "self") continue;
+      Model model;
+      model.name = name;
+      if (auto it = first_assignment_.find(name); it != first_assignment_.end())
+        model.defined = it->second;
+      model.moved = std::binary_search(m_.moved_models.begin(), m_.moved_models.end(), name);
+      model.compiled = compiled_names_.count(name) > 0;
+      m_.models.push_back(std::move(model));
     }
     for (const ModelDtype& d : model_dtypes_) {
       if (model_names_.count(d.name)) m_.file_level_amp = d.reduced;

@@ -85,14 +85,14 @@ bool is_tensor_function(std::string_view dotted) {
 }
 
 bool is_tensor_method(std::string_view method) {
-  static constexpr std::array<std::string_view, 44> kMethods = {
-      "sum",       "mean",        "max",       "min",        "std",     "var",         "norm",
-      "abs",       "detach",      "clone",     "to",         "cuda",    "float",       "half",
-      "double",    "long",        "bool",      "view",       "reshape", "flatten",     "squeeze",
-      "unsqueeze", "permute",     "transpose", "contiguous", "softmax", "log_softmax", "argmax",
-      "argmin",    "exp",         "log",       "sqrt",       "pow",     "matmul",      "mm",
-      "bmm",       "masked_fill", "gather",    "expand",     "repeat",  "eq",          "ne",
-      "sigmoid",   "prod"};
+  static constexpr std::array<std::string_view, 46> kMethods = {
+      "any",         "all",     "sum",       "mean",        "max",       "min",        "std",
+      "var",         "norm",    "abs",       "detach",      "clone",     "to",         "cuda",
+      "float",       "half",    "double",    "long",        "bool",      "view",       "reshape",
+      "flatten",     "squeeze", "unsqueeze", "permute",     "transpose", "contiguous", "softmax",
+      "log_softmax", "argmax",  "argmin",    "exp",         "log",       "sqrt",       "pow",
+      "matmul",      "mm",      "bmm",       "masked_fill", "gather",    "expand",     "repeat",
+      "eq",          "ne",      "sigmoid",   "prod"};
   return in(kMethods, method);
 }
 
