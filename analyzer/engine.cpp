@@ -13,6 +13,8 @@
 namespace gpulint {
 namespace {
 
+constexpr size_t kMaxShownLine = 4096;
+
 Location locate(const SourceFile& file, Span span) {
   return {file.path(), span, file.position(span.begin), file.position(span.end)};
 }
@@ -79,7 +81,9 @@ std::vector<Diagnostic> lint_source(const SourceFile& file, const std::vector<co
       d.severity = rule->info.severity;
       d.message = std::move(f.message);
       d.help = rule->info.help;
-      d.source_line = file.line_text(location.start.line);
+      // A generated or minified line is not worth copying into every finding on it.
+      std::string_view line = file.line_text(location.start.line);
+      if (line.size() <= kMaxShownLine) d.source_line = line;
       d.location = std::move(location);
       for (auto& [span, message] : f.related)
         d.related.push_back({locate(file, span), std::move(message)});

@@ -37,7 +37,7 @@ void check(const RuleInput& in, Sink& sink) {
 
 extern const Rule GL000 = {
     {"GL000", "parse-error", "meta", "The file could not be parsed cleanly",
-     "fix the syntax error; gpulint analysed what it could parse", kDocs, true, Severity::Error},
+     "fix the syntax error (or flatten the deepest nesting); gpulint analysed what it could parse", kDocs, true, Severity::Error},
     check};
 
 }  // namespace gpulint::rules

@@ -27,11 +27,18 @@ Position SourceFile::position(uint32_t byte) const {
   byte = std::min<uint32_t>(byte, static_cast<uint32_t>(bytes_.size()));
   const uint32_t line = line_of(byte);
   uint32_t column = 1;
-  for (uint32_t i = line_starts_[line - 1]; i < byte; ++i) {
+  uint32_t from = line_starts_[line - 1];
+  if (cached_.line == line && cached_byte_ <= byte && cached_byte_ >= from) {
+    from = cached_byte_;
+    column = cached_.column;
+  }
+  for (uint32_t i = from; i < byte; ++i) {
     // Count code points: every byte that is not a UTF-8 continuation byte starts one.
     if ((static_cast<unsigned char>(bytes_[i]) & 0xC0) != 0x80) ++column;
   }
-  return {line, column};
+  cached_byte_ = byte;
+  cached_ = {line, column};
+  return cached_;
 }
 
 std::string_view SourceFile::line_text(uint32_t line) const {

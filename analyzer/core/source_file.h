@@ -35,6 +35,10 @@ class SourceFile {
   std::string path_;
   std::string bytes_;
   std::vector<uint32_t> line_starts_;
+  // The last position computed: many findings on one long line then cost one pass over it,
+  // not one pass each. A SourceFile is used by one thread at a time.
+  mutable uint32_t cached_byte_ = 0;
+  mutable Position cached_ = {1, 1};
 };
 
 // Byte offset of the first invalid UTF-8 sequence, or -1 when `text` is valid UTF-8.

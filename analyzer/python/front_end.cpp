@@ -388,8 +388,9 @@ class Builder {
     if (depth > kMaxDepth) {
       if (m_.parse_errors.empty() ||
           m_.parse_errors.back().message.find("nesting") == std::string::npos) {
-        m_.parse_errors.push_back({span(n), "nesting deeper than " + std::to_string(kMaxDepth) +
-                                                " levels; the code inside is not analysed"});
+        m_.parse_errors.push_back(
+            {span(n), "expressions nested over " + std::to_string(kMaxDepth) +
+                          " syntax-tree levels deep; their innermost part is not analysed"});
       }
       return;
     }
