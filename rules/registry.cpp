@@ -11,11 +11,22 @@ extern const Rule GL101;
 extern const Rule GL102;
 extern const Rule GL103;
 extern const Rule GL104;
+extern const Rule GL105;
+extern const Rule GL106;
+extern const Rule GL107;
 extern const Rule GL201;
 extern const Rule GL202;
+extern const Rule GL203;
+extern const Rule GL204;
+extern const Rule GL205;
+extern const Rule GL206;
 extern const Rule GL301;
+extern const Rule GL302;
 extern const Rule GL303;
+extern const Rule GL304;
 extern const Rule GL401;
+extern const Rule GL402;
+extern const Rule GL403;
 extern const Rule GL404;
 extern const Rule GL405;
 extern const Rule GL501;
@@ -37,11 +48,22 @@ std::span<const Rule* const> all_rules() {
         &rules::GL102,
         &rules::GL103,
         &rules::GL104,
+        &rules::GL105,
+        &rules::GL106,
+        &rules::GL107,
         &rules::GL201,
         &rules::GL202,
+        &rules::GL203,
+        &rules::GL204,
+        &rules::GL205,
+        &rules::GL206,
         &rules::GL301,
+        &rules::GL302,
         &rules::GL303,
+        &rules::GL304,
         &rules::GL401,
+        &rules::GL402,
+        &rules::GL403,
         &rules::GL404,
         &rules::GL405,
         &rules::GL501,

@@ -1,0 +1,72 @@
+#include <string>
+
+#include "rules/common.h"
+
+namespace gpulint::rules {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+Flags Python control flow on a tensor's value (`if loss > 0:`, `while (x != 0).any():`,
+`assert torch.isfinite(loss)`) inside a training or evaluation step loop, or a helper it calls
+every step, unless an interval guard limits it to some steps.
+
+## Why is this bad
+Python needs a plain `bool` to take a branch, so it calls `.item()` on the tensor behind your
+back. That waits for every kernel queued before it: the CPU loses its lead, and the GPU idles
+while the CPU launches the next step.
+
+## Example
+```python
+for x, y in loader:
+    loss = criterion(model(x.to(device)), y.to(device))
+    if loss > max_loss:
+        loss = loss.clamp(max=max_loss)
+    loss.backward()
+    optimizer.step()
+```
+
+## Use instead
+```python
+for x, y in loader:
+    loss = criterion(model(x.to(device)), y.to(device))
+    loss = torch.clamp(loss, max=max_loss)  # decided on the device, no host round trip
+    loss.backward()
+    optimizer.step()
+```
+)md";
+
+// The condition as written, for the message; a long or multi-line one is not quoted.
+std::string quoted_condition(std::string_view text, Span span) {
+  constexpr size_t kLongest = 60;
+  std::string_view condition = text.substr(span.begin, span.end - span.begin);
+  if (condition.size() > kLongest || condition.find('\n') != std::string_view::npos) {
+    return "a condition on a tensor";
+  }
+  return "`" + std::string(condition) + "`";
+}
+
+void check(const RuleInput& in, Sink& sink) {
+  if (!in.model.cuda_context()) return;
+  for (const TensorCondition& condition : in.model.tensor_conditions) {
+    StepContext context = in.model.step_context(condition.scope);
+    if (!context.per_step() || context.interval_guarded) continue;
+    Finding f{condition.span,
+              "branching on " + quoted_condition(in.text, condition.span) + " in " +
+                  step_place(in.model, context) + via_suffix(context) +
+                  " reads a tensor value on the host every step",
+              {},
+              {}};
+    add_call_sites(f, context);
+    sink.report(std::move(f));
+  }
+}
+
+}  // namespace
+
+extern const Rule GL105 = {
+    {"GL105", "tensor-branch-in-loop", "sync", "Python branch on a tensor value every step",
+     "keep the decision on the device (`torch.where`, `clamp`, masking) or check it every N steps",
+     kDocs, true, Severity::Warning},
+    check};
+
+}  // namespace gpulint::rules

@@ -1,0 +1,56 @@
+#include <string>
+
+#include "rules/common.h"
+
+namespace gpulint::rules {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+Flags a `DataLoader` that feeds a training file's step loops (or a framework trainer) with a
+literal `batch_size` below 8, or with no `batch_size` at all (the default is 1). Loaders with a
+`batch_sampler`, and values gpulint cannot resolve, stay silent.
+
+## Why is this bad
+A step over a handful of samples launches kernels too small to fill the GPU's streaming
+multiprocessors: the step time is dominated by kernel-launch and Python overhead, and the GPU
+idles between launches.
+
+## Example
+```python
+loader = DataLoader(dataset, shuffle=True, num_workers=8, pin_memory=True)
+```
+
+## Use instead
+```python
+loader = DataLoader(dataset, batch_size=64, shuffle=True, num_workers=8, pin_memory=True)
+```
+)md";
+
+void check(const RuleInput& in, Sink& sink) {
+  const StepModel& m = in.model;
+  if (!m.cuda_context()) return;
+  const int64_t threshold = in.options.small_batch_threshold;
+  for (const Loader& loader : m.loaders) {
+    if (loader.batch_sampler || loader.splat_unknown) continue;
+    const Value& b = loader.batch_size;
+    bool small = b.known() && b.number < threshold;
+    if (!(b.absent() || small) || !m.loader_in_training_file(loader)) continue;
+    sink.report({loader.call,
+                 small ? "DataLoader with `batch_size=" + std::to_string(b.number) +
+                             "` launches kernels too small to fill the GPU"
+                       : std::string("DataLoader without `batch_size` yields one sample per step "
+                                     "(the default is 1)"),
+                 {},
+                 {}});
+  }
+}
+
+}  // namespace
+
+extern const Rule GL206 = {
+    {"GL206", "small-batch-size", "data", "DataLoader batches too small to fill the GPU",
+     "raise `batch_size` (accumulate gradients if memory is the limit)", kDocs, true,
+     Severity::Warning},
+    check};
+
+}  // namespace gpulint::rules

@@ -1,0 +1,77 @@
+#include "rules/common.h"
+
+namespace gpulint::rules {
+namespace {
+
+constexpr std::string_view kDocs = R"md(## What it does
+Flags a model that a training step loop calls, in a program that moves data to a GPU, when the
+model itself is never moved: no `.to(device)` / `.cuda()`, no `accelerator.prepare(...)`, no
+framework trainer that places it.
+
+## Why is this bad
+The parameters stay in host memory. Either the first step fails with a device-mismatch error,
+or, when the inputs end up on the CPU too, the whole forward and backward pass runs on the CPU
+while the GPU idles.
+
+## Example
+```python
+device = torch.device("cuda")
+model = Net()
+optimizer = torch.optim.AdamW(model.parameters())
+for x, y in loader:
+    x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+```
+
+## Use instead
+```python
+device = torch.device("cuda")
+model = Net().to(device)  # before the optimizer is built from its parameters
+optimizer = torch.optim.AdamW(model.parameters())
+for x, y in loader:
+    x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+```
+)md";
+
+// The model's call in a training step loop, if any.
+const StepEvent* training_call(const StepModel& m, const Model& model) {
+  for (const StepEvent& event : m.events) {
+    if (event.kind != StepEventKind::ModelCall || event.name != model.name) continue;
+    StepContext context = m.step_context(event.scope);
+    if (context.loop >= 0 && m.loops[context.loop].kind == LoopKind::Training) return &event;
+  }
+  return nullptr;
+}
+
+void check(const RuleInput& in, Sink& sink) {
+  const StepModel& m = in.model;
+  if (!m.cuda_context() || m.framework_gpu) return;
+  for (const Model& model : m.models) {
+    if (model.moved) continue;
+    const StepEvent* call = training_call(m, model);
+    if (call == nullptr) continue;
+    // A model with no assignment in this file (a parameter) is reported where it is trained.
+    bool defined_here = model.defined.end > model.defined.begin;
+    sink.report({defined_here ? model.defined : call->span,
+                 "`" + model.name +
+                     "` is trained in the training loop but never moved to the GPU: the step "
+                     "runs on the CPU",
+                 {{call->span, "called in the training loop here"}},
+                 {}});
+  }
+}
+
+}  // namespace
+
+extern const Rule GL302 = {
+    {"GL302", "model-not-moved", "placement", "Trained model never moved to the GPU",
+     "move it before building the optimizer: `model = Net().to(device)`", kDocs, true,
+     Severity::Warning},
+    check};
+
+}  // namespace gpulint::rules
