@@ -7,7 +7,10 @@
 #include <sstream>
 #include <thread>
 
+#include <filesystem>
+#include "analyzer/core/language.h"
 #include "analyzer/core/suppressions.h"
+#include "analyzer/deps/front_end.h"
 #include "analyzer/python/front_end.h"
 
 namespace gpulint {
@@ -66,7 +69,9 @@ FileOutcome lint_path(const std::string& path, const std::vector<const Rule*>& r
 }  // namespace
 
 std::vector<Diagnostic> lint_source(const SourceFile& file, const std::vector<const Rule*>& rules) {
-  StepModel model = python::build_model(file.text());
+  const std::string filename = std::filesystem::path(file.path()).filename().string();
+  StepModel model = is_dependency_file(filename) ? deps::build_model(file.text())
+                                                 : python::build_model(file.text());
   Suppressions suppressions = Suppressions::parse(file, model.comments);
   std::vector<Diagnostic> out;
   for (const Rule* rule : rules) {

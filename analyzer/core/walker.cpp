@@ -1,5 +1,7 @@
 #include "analyzer/core/walker.h"
 
+#include "analyzer/core/language.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <set>
@@ -51,7 +53,8 @@ WalkResult collect_files(const std::vector<std::string>& paths) {
         if (skipped_directory(entry.path())) it.disable_recursion_pending();
         continue;
       }
-      if (entry.path().extension() == ".py" && entry.is_regular_file(ec)) {
+      const bool wanted = language_of(entry.path().filename().string()).has_value();
+      if (wanted && entry.is_regular_file(ec)) {
         files.insert(entry.path().lexically_normal().string());
       }
     }

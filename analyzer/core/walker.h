@@ -12,7 +12,8 @@ struct WalkResult {
 };
 
 // Expands the command line's paths: files are taken as given (any extension), directories are
-// walked for `.py` files, skipping hidden, virtualenv, __pycache__, build and node_modules
+// walked for `.py` files and dependency files (requirements*.txt, pyproject.toml, setup.cfg,
+// environment.yml), skipping hidden, virtualenv, __pycache__, build and node_modules
 // folders.
 WalkResult collect_files(const std::vector<std::string>& paths);
 

@@ -1,0 +1,27 @@
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace gpulint {
+
+enum class Language { Python, Dependencies };
+
+// Dependency files GL304 reads: requirements*.txt, pyproject.toml, setup.cfg,
+// environment.yml / environment.yaml.
+inline bool is_dependency_file(std::string_view filename) {
+  if (filename == "pyproject.toml" || filename == "setup.cfg" || filename == "environment.yml" ||
+      filename == "environment.yaml") {
+    return true;
+  }
+  return filename.starts_with("requirements") && filename.ends_with(".txt");
+}
+
+// The language of a file found while walking a directory, by its name; none: not ours.
+inline std::optional<Language> language_of(std::string_view filename) {
+  if (is_dependency_file(filename)) return Language::Dependencies;
+  if (filename.ends_with(".py")) return Language::Python;
+  return std::nullopt;
+}
+
+}  // namespace gpulint
