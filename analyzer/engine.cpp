@@ -66,6 +66,30 @@ FileOutcome lint_path(const std::string& path, const std::vector<const Rule*>& r
   return outcome;
 }
 
+// GL001 needs every other rule's findings, so the engine, not the rule, reports it.
+void report_unused_suppressions(const SourceFile& file, const std::vector<const Rule*>& rules,
+                                const Suppressions& suppressions, std::vector<Diagnostic>& out) {
+  auto gl001 = std::find_if(rules.begin(), rules.end(),
+                            [](const Rule* r) { return r->info.code == "GL001"; });
+  if (gl001 == rules.end()) return;
+  auto enabled = [&](const std::string& code) {
+    return std::any_of(rules.begin(), rules.end(),
+                       [&](const Rule* r) { return r->info.code.starts_with(code); });
+  };
+  for (Span span : suppressions.unused(enabled)) {
+    Diagnostic d;
+    d.code = (*gl001)->info.code;
+    d.name = (*gl001)->info.name;
+    d.severity = (*gl001)->info.severity;
+    d.message = "suppression comment suppresses nothing";
+    d.help = (*gl001)->info.help;
+    d.location = locate(file, span);
+    d.source_line = file.line_text(d.location.start.line);
+    d.fix = Fix{"remove the suppression comment", Applicability::Safe, {{span, ""}}};
+    out.push_back(std::move(d));
+  }
+}
+
 }  // namespace
 
 std::vector<Diagnostic> lint_source(const SourceFile& file, const std::vector<const Rule*>& rules) {
@@ -96,6 +120,7 @@ std::vector<Diagnostic> lint_source(const SourceFile& file, const std::vector<co
       out.push_back(std::move(d));
     }
   }
+  report_unused_suppressions(file, rules, suppressions, out);
   std::sort(out.begin(), out.end(), diagnostic_less);
   return out;
 }

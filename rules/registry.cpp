@@ -7,6 +7,7 @@ namespace gpulint {
 namespace rules {
 // One line per rule, in code order.
 extern const Rule GL000;
+extern const Rule GL001;
 extern const Rule GL101;
 extern const Rule GL102;
 extern const Rule GL103;
@@ -44,6 +45,7 @@ std::span<const Rule* const> all_rules() {
   static const std::vector<const Rule*> kRules = [] {
     std::vector<const Rule*> rules = {
         &rules::GL000,
+        &rules::GL001,
         &rules::GL101,
         &rules::GL102,
         &rules::GL103,

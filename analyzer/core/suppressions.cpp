@@ -50,7 +50,7 @@ Suppressions Suppressions::parse(const SourceFile& file, const std::vector<Comme
       bool whole_file = rest.starts_with("file-ignore");
       if (!whole_file && !rest.starts_with("ignore")) continue;
       rest.remove_prefix(whole_file ? 11 : 6);
-      Entry entry{whole_file ? 0u : target, {}};
+      Entry entry{whole_file ? 0u : target, {}, comment.span, false};
       if (rest.starts_with("[")) {
         size_t close = rest.find(']');
         entry.codes = read_codes(
@@ -64,19 +64,22 @@ Suppressions Suppressions::parse(const SourceFile& file, const std::vector<Comme
       if (!rest.starts_with(":")) continue;
       std::vector<std::string> codes = read_codes(trim(rest.substr(1)));
       std::erase_if(codes, [](const std::string& c) { return !c.starts_with("GL"); });
-      if (!codes.empty()) out.entries_.push_back({line, std::move(codes)});
+      if (!codes.empty()) out.entries_.push_back({line, std::move(codes), comment.span, false});
     }
   }
   return out;
 }
 
-bool Suppressions::suppressed(std::string_view code, uint32_t line) const {
-  return std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) {
-    if (e.line != 0 && e.line != line) return false;
-    return e.codes.empty() ||
-           std::any_of(e.codes.begin(), e.codes.end(),
-                       [&](const std::string& c) { return code.starts_with(c); });
-  });
+bool Suppressions::suppressed(std::string_view code, uint32_t line) {
+  bool any = false;
+  for (Entry& e : entries_) {
+    if (e.line != 0 && e.line != line) continue;
+    bool covers = e.codes.empty() ||
+                  std::any_of(e.codes.begin(), e.codes.end(),
+                              [&](const std::string& c) { return code.starts_with(c); });
+    if (covers) any = e.used = true;
+  }
+  return any;
 }
 
 }  // namespace gpulint

@@ -20,12 +20,27 @@ namespace gpulint {
 class Suppressions {
  public:
   static Suppressions parse(const SourceFile& file, const std::vector<Comment>& comments);
-  bool suppressed(std::string_view code, uint32_t line) const;
+  // Whether a finding is suppressed; records which comments did suppress something.
+  bool suppressed(std::string_view code, uint32_t line);
+  // Comments that suppressed nothing, among those whose codes are all enabled (a comment for
+  // a rule that did not run cannot be judged), for GL001.
+  template <class Enabled>
+  std::vector<Span> unused(Enabled&& enabled) const {
+    std::vector<Span> out;
+    for (const Entry& e : entries_) {
+      bool judged = true;
+      for (const std::string& c : e.codes) judged = judged && enabled(c);
+      if (judged && !e.used) out.push_back(e.comment);
+    }
+    return out;
+  }
 
  private:
   struct Entry {
     uint32_t line = 0;               // 0: the whole file
     std::vector<std::string> codes;  // empty: every code
+    Span comment;
+    bool used = false;
   };
   std::vector<Entry> entries_;
 };
