@@ -234,7 +234,8 @@ struct Accumulation {
   int32_t loop = -1;
   std::string target;
   std::string value_name;
-  bool carries_graph = false;  // the value comes from the model or the loss, not detached
+  bool carries_graph = false;     // the value comes from the model or the loss, not detached
+  std::vector<int32_t> reset_in;  // loops whose body rebinds the target before this
 };
 
 // `nn.Linear(4095, 512)`: an nn.Module constructed in code.

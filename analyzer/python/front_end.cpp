@@ -908,7 +908,9 @@ class Builder {
     if (!null(right)) visit(right, depth + 1);
     std::vector<std::string> names;
     target_names(left, names);
-    if (names.empty() || null(right)) return;
+    if (null(right)) return;
+    on_setting(left, unparen(right));
+    if (names.empty()) return;
     TSNode value = unparen(right);
     const std::string& name = names.front();
     const bool single = names.size() == 1;
@@ -929,7 +931,6 @@ class Builder {
     }
 
     for (const std::string& t : names) first_assignment_.try_emplace(t, span(n));
-    on_setting(left, value);
     if (is_graph_expr(value)) {
       for (const std::string& t : names) grad_names_.insert(t);
     } else {
@@ -975,12 +976,12 @@ class Builder {
       }
       if (tail == "compile" || tail == "DistributedDataParallel" || tail == "DDP" ||
           tail == "DataParallel" || tail == "FSDP") {
-        std::vector<std::string> args;
-        TSNode arglist = field(value, s_.f_arguments);
-        if (!null(arglist)) {
-          TSNode first = ts_node_named_child(arglist, 0);
-          std::string inner = dotted(first);
+        Args wrapped = arguments(value);
+        if (!wrapped.positional.empty()) {
+          std::string inner = dotted(wrapped.positional.front());
           if (!inner.empty() && model_names_.count(inner)) model_names_.insert(name);
+          // DDP(net) / torch.compile(net) of a model already on the device.
+          if (on_device_names_.count(inner)) on_device_names_.insert(name);
         }
       }
       // `model = model.to(device)` / `model = Net().cuda()`
@@ -1061,7 +1062,8 @@ class Builder {
     if (is(n, s_.call)) {
       std::string_view method = method_of(n);
       if (method == "detach" || method == "item" || method == "cpu" || method == "tolist" ||
-          method == "numpy") {
+          method == "numpy" || method == "argmax" || method == "argmin" || method == "eq" ||
+          method == "ne" || method == "long" || method == "bool") {
         return false;
       }
       std::string callee = callee_name(n);
@@ -1142,8 +1144,11 @@ class Builder {
   // `total += loss` / `losses.append(loss)` into a name that outlives the step.
   void note_accumulation(TSNode n, const std::string& target, TSNode value) {
     if (null(value) || loop_stack_.empty() || loop_stack_.back().function != function_) return;
-    if (loop_stack_.back().bound.count(target)) return;  // reset inside the loop: per step
     Accumulation a;
+    for (const LoopState& state : loop_stack_) {
+      if (state.function == function_ && state.bound.count(target))
+        a.reset_in.push_back(state.loop);
+    }
     a.span = span(n);
     a.value = span(value);
     a.scope = scope_;
@@ -1859,7 +1864,8 @@ class Builder {
       model.name = name;
       if (auto it = first_assignment_.find(name); it != first_assignment_.end())
         model.defined = it->second;
-      model.moved = std::binary_search(m_.moved_models.begin(), m_.moved_models.end(), name);
+      model.moved = std::binary_search(m_.moved_models.begin(), m_.moved_models.end(), name) ||
+                    on_device_names_.count(name) > 0;
       model.compiled = compiled_names_.count(name) > 0;
       m_.models.push_back(std::move(model));
     }
@@ -1867,6 +1873,16 @@ class Builder {
       if (model_names_.count(d.name)) m_.file_level_amp = d.reduced;
     }
     m_.classify();
+    // An accumulator reset in the step loop's body (or deeper) lives for one step only.
+    std::erase_if(m_.accumulations, [&](const Accumulation& a) {
+      int32_t step = m_.step_context(a.scope).loop;
+      for (int32_t reset : a.reset_in) {
+        for (ScopeId s = m_.loops[reset].scope; s != kNoScope; s = m_.scopes[s].parent) {
+          if (m_.scopes[s].kind == ScopeKind::Loop && m_.scopes[s].index == step) return true;
+        }
+      }
+      return false;
+    });
   }
 };
 
