@@ -5,7 +5,7 @@ namespace {
 
 constexpr std::string_view kDocs = R"md(## What it does
 Opt-in. Flags a suppression comment (`# gpulint: ignore[...]`, `# gpulint: file-ignore[...]`,
-`# noqa: GL...`, `// NOLINT(gpulint-...)`) that suppressed no finding in this run. Comments
+`# noqa: GL...`) that suppressed no finding in this run. Comments
 naming a rule that is not enabled are not judged.
 
 ## Why is this bad
