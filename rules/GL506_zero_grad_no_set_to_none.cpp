@@ -30,8 +30,8 @@ void check(const RuleInput& in, Sink& sink) {
     Fix fix{"set `set_to_none=True`", Applicability::Unsafe, {{use.value, "True"}}};
     sink.report({use.span,
                  "`" + use.spelling +
-                     "(set_to_none=False)` fills every gradient with zeros, a memset per "
-                     "parameter every step",
+                     "()` with `set_to_none=False` fills every gradient with zeros, a memset "
+                     "per parameter every step",
                  {},
                  std::move(fix)});
   }
