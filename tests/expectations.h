@@ -7,12 +7,26 @@
 //   print(loss.item())                        holds code (blank and comment-only lines skipped)
 //   # expect: GL101@17 "forces a sync"        optional 1-based column and message fragment
 //
+// Two more markers record where the tool and the ground truth (RULES.md) disagree, so a corpus
+// can measure precision and recall and still pass:
+//
+//   x = loss.item()  # known-miss: GL101      the ground truth fires, the tool does not: the
+//                                             runner requires the finding to be ABSENT (a fix
+//                                             makes the test fail until the marker is flipped
+//                                             to `expect`)
+//   print(step)  # known-false: GL104         the tool fires, the ground truth does not: the
+//                                             runner requires the finding (as for `expect`)
+//
+// Markers may be combined in one comment: `# expect: GL101  # known-miss: GL104`.
+//
 // C++ fixtures use `// expect:`; the comment marker is a parameter. Header-only because
 // tests/CMakeLists.txt compiles only *_test.cpp files.
 
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <cstdio>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,7 +34,27 @@
 
 namespace gpulint::expect {
 
+// What a marker says about the tool against the ground truth.
+enum class Kind {
+  Expect,      // `expect:` the ground truth fires and the tool reports it (a true positive)
+  KnownMiss,   // `known-miss:` the ground truth fires, the tool does not (a false negative)
+  KnownFalse,  // `known-false:` the tool reports it, the ground truth does not (a false positive)
+};
+
+inline const char* keyword(Kind kind) {
+  switch (kind) {
+    case Kind::Expect:
+      return "expect:";
+    case Kind::KnownMiss:
+      return "known-miss:";
+    case Kind::KnownFalse:
+      return "known-false:";
+  }
+  return "expect:";
+}
+
 struct Expectation {
+  Kind kind = Kind::Expect;
   std::string code;                // GL101
   uint32_t line = 0;               // 1-based line the finding must be on
   std::optional<uint32_t> column;  // 1-based column, when given with @N
@@ -92,10 +126,11 @@ inline bool is_code_line(std::string_view line, std::string_view marker) {
 }
 
 // Parses the part after `expect:`: `CODE[@COL] ["fragment"] CODE ...`.
-inline bool parse_items(std::string_view spec, uint32_t written_on, uint32_t target,
+inline bool parse_items(std::string_view spec, Kind kind, uint32_t written_on, uint32_t target,
                         std::vector<Expectation>& out, std::vector<ExpectationError>& errors) {
   size_t i = 0;
   size_t found = 0;
+  const std::string name(keyword(kind), std::char_traits<char>::length(keyword(kind)) - 1);
   auto fail = [&](std::string message) {
     errors.push_back({written_on, std::move(message)});
     return false;
@@ -122,6 +157,7 @@ inline bool parse_items(std::string_view spec, uint32_t written_on, uint32_t tar
       return fail("expected a code like GL101 at `" + std::string(spec.substr(i)) + "`");
     }
     Expectation e;
+    e.kind = kind;
     e.code = std::string(spec.substr(i, 5));
     e.line = target;
     e.written_on = written_on;
@@ -144,8 +180,45 @@ inline bool parse_items(std::string_view spec, uint32_t written_on, uint32_t tar
     out.push_back(std::move(e));
     ++found;
   }
-  if (found == 0) return fail("`expect:` names no code");
+  if (found == 0) return fail("`" + name + ":` names no code");
   return true;
+}
+
+// One `<keyword> spec` part of a comment.
+struct Segment {
+  Kind kind;
+  std::string_view spec;  // the text after the keyword, up to the next marker segment
+};
+
+// The marker segments of a comment that starts at `body[0]`: every `<marker> <keyword>` in it,
+// each spec running to the start of the next one.
+inline std::vector<Segment> marker_segments(std::string_view body, std::string_view marker) {
+  struct Start {
+    size_t at;        // where `<marker>` begins
+    size_t spec;      // where the spec begins
+    Kind kind;
+  };
+  std::vector<Start> starts;
+  for (size_t pos = 0; pos < body.size();) {
+    const size_t m = body.find(marker, pos);
+    if (m == std::string_view::npos) break;
+    const std::string_view after = trim_left(body.substr(m + marker.size()));
+    for (Kind kind : {Kind::Expect, Kind::KnownMiss, Kind::KnownFalse}) {
+      const std::string_view word = keyword(kind);
+      if (after.substr(0, word.size()) == word) {
+        starts.push_back(
+            {m, static_cast<size_t>(after.data() - body.data()) + word.size(), kind});
+        break;
+      }
+    }
+    pos = m + marker.size();
+  }
+  std::vector<Segment> segments;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const size_t end = i + 1 < starts.size() ? starts[i + 1].at : body.size();
+    segments.push_back({starts[i].kind, body.substr(starts[i].spec, end - starts[i].spec)});
+  }
+  return segments;
 }
 
 }  // namespace detail
@@ -159,22 +232,11 @@ inline ParsedExpectations parse_expectations(std::string_view text, std::string_
     const uint32_t line_no = static_cast<uint32_t>(index + 1);
     const size_t comment = detail::comment_start(line, marker);
     if (comment == std::string_view::npos) continue;
-    // The expectation is the comment itself, or a later `# expect:` inside the same comment
-    // (`x = y  # why it fires  # expect: GL101`).
-    std::string_view body = line.substr(comment);
-    size_t at = std::string_view::npos;
-    for (size_t pos = 0; pos < body.size();) {
-      const size_t m = body.find(marker, pos);
-      if (m == std::string_view::npos) break;
-      std::string_view after = detail::trim_left(body.substr(m + marker.size()));
-      if (after.substr(0, 7) == "expect:") {
-        at = static_cast<size_t>(after.data() - body.data()) + 7;
-        break;
-      }
-      pos = m + marker.size();
-    }
-    if (at == std::string_view::npos) continue;
-    const std::string_view spec = body.substr(at);
+    // The markers: the comment itself, or later `# <keyword>` parts of the same comment
+    // (`x = y  # why it fires  # expect: GL101  # known-miss: GL104`).
+    const std::vector<detail::Segment> segments =
+        detail::marker_segments(line.substr(comment), marker);
+    if (segments.empty()) continue;
 
     uint32_t target = line_no;
     const bool own_line = detail::trim_left(line.substr(0, comment)).empty();
@@ -191,7 +253,10 @@ inline ParsedExpectations parse_expectations(std::string_view text, std::string_
         continue;
       }
     }
-    detail::parse_items(spec, line_no, target, result.expectations, result.errors);
+    for (const detail::Segment& segment : segments) {
+      detail::parse_items(segment.spec, segment.kind, line_no, target, result.expectations,
+                          result.errors);
+    }
   }
   return result;
 }
@@ -212,13 +277,17 @@ inline bool satisfies(const Actual& actual, const Expectation& e) {
 }
 
 struct MatchResult {
-  std::vector<Expectation> missing;  // expected, not reported
+  std::vector<Expectation> missing;  // `expect` / `known-false`, not reported
   std::vector<Actual> unexpected;    // reported, not expected
-  bool ok() const { return missing.empty() && unexpected.empty(); }
+  // `known-miss` markers that a finding now satisfies: the tool was fixed, flip them to `expect`.
+  std::vector<Expectation> now_reported;
+  bool ok() const { return missing.empty() && unexpected.empty() && now_reported.empty(); }
 };
 
 // One expectation matches one finding. The most specific expectations (column and fragment)
-// choose first, so a loose expectation cannot take the finding a precise one needs.
+// choose first, so a loose expectation cannot take the finding a precise one needs. `expect`
+// and `known-false` markers must each take a finding; a `known-miss` marker must find none
+// left over.
 inline MatchResult match(const std::vector<Expectation>& expectations,
                          const std::vector<Actual>& actuals) {
   std::vector<size_t> order(expectations.size());
@@ -231,6 +300,7 @@ inline MatchResult match(const std::vector<Expectation>& expectations,
   std::vector<bool> used(actuals.size(), false);
   std::vector<bool> met(expectations.size(), false);
   for (size_t i : order) {
+    if (expectations[i].kind == Kind::KnownMiss) continue;
     for (size_t a = 0; a < actuals.size(); ++a) {
       if (!used[a] && satisfies(actuals[a], expectations[i])) {
         used[a] = true;
@@ -240,13 +310,93 @@ inline MatchResult match(const std::vector<Expectation>& expectations,
     }
   }
   MatchResult result;
+  for (size_t i : order) {
+    if (expectations[i].kind != Kind::KnownMiss) continue;
+    for (size_t a = 0; a < actuals.size(); ++a) {
+      if (!used[a] && satisfies(actuals[a], expectations[i])) {
+        used[a] = true;
+        result.now_reported.push_back(expectations[i]);
+        break;
+      }
+    }
+  }
   for (size_t i = 0; i < expectations.size(); ++i) {
-    if (!met[i]) result.missing.push_back(expectations[i]);
+    if (!met[i] && expectations[i].kind != Kind::KnownMiss) {
+      result.missing.push_back(expectations[i]);
+    }
   }
   for (size_t a = 0; a < actuals.size(); ++a) {
     if (!used[a]) result.unexpected.push_back(actuals[a]);
   }
   return result;
+}
+
+// Precision and recall of the tool against the ground truth the markers record: `expect` is a
+// true positive, `known-false` a false positive, `known-miss` a false negative.
+struct Tally {
+  size_t tp = 0;
+  size_t fp = 0;
+  size_t fn = 0;
+
+  void add(Kind kind) {
+    switch (kind) {
+      case Kind::Expect:
+        ++tp;
+        break;
+      case Kind::KnownFalse:
+        ++fp;
+        break;
+      case Kind::KnownMiss:
+        ++fn;
+        break;
+    }
+  }
+  Tally& operator+=(const Tally& other) {
+    tp += other.tp;
+    fp += other.fp;
+    fn += other.fn;
+    return *this;
+  }
+  // Empty when undefined (no finding reported, or none in the ground truth).
+  std::optional<double> precision() const {
+    if (tp + fp == 0) return std::nullopt;
+    return static_cast<double>(tp) / static_cast<double>(tp + fp);
+  }
+  std::optional<double> recall() const {
+    if (tp + fn == 0) return std::nullopt;
+    return static_cast<double>(tp) / static_cast<double>(tp + fn);
+  }
+};
+
+// Per-code tallies of a set of expectations, keyed by code (sorted).
+inline std::map<std::string, Tally> tally(const std::vector<Expectation>& expectations) {
+  std::map<std::string, Tally> by_code;
+  for (const Expectation& e : expectations) by_code[e.code].add(e.kind);
+  return by_code;
+}
+
+// A fixed-width table: one row per code and an `all` row.
+inline std::string format_precision_table(const std::map<std::string, Tally>& by_code) {
+  auto ratio = [](std::optional<double> value) {
+    if (!value) return std::string("    -");
+    char buffer[16];
+    std::snprintf(buffer, sizeof buffer, "%5.3f", *value);
+    return std::string(buffer);
+  };
+  auto row = [&](const std::string& name, const Tally& t) {
+    char buffer[96];
+    std::snprintf(buffer, sizeof buffer, "%-6s %5zu %5zu %5zu  %9s  %6s\n", name.c_str(), t.tp,
+                  t.fp, t.fn, ratio(t.precision()).c_str(), ratio(t.recall()).c_str());
+    return std::string(buffer);
+  };
+  std::string out = "code      TP    FP    FN  precision  recall\n";
+  Tally all;
+  for (const auto& [code, t] : by_code) {
+    out += row(code, t);
+    all += t;
+  }
+  out += row("all", all);
+  return out;
 }
 
 }  // namespace gpulint::expect
