@@ -20,6 +20,9 @@ namespace {
 // Deeper trees than this are not walked further: the rest of such an expression is reported
 // as not analysed (GL000) instead of risking the thread's stack.
 constexpr int kMaxDepth = 2000;
+// Calls nest in bigger frames than other nodes (on_call holds strings and argument lists), so
+// they get their own, lower limit: 200 is CPython's own limit for nested parentheses.
+constexpr int kMaxCallDepth = 200;
 // Expression judgements (tensor-ness, origins) look this deep and no deeper.
 constexpr int kMaxExprDepth = 48;
 
@@ -237,6 +240,7 @@ class Builder {
   std::string class_bases_;
   bool in_forward_ = false;
   bool in_output_ = false;
+  int call_depth_ = 0;
   std::vector<LoopState> loop_stack_;
   std::vector<std::unordered_set<std::string>> params_;  // per open function
 
@@ -384,16 +388,18 @@ class Builder {
         n, [&](TSNode c) { visit(c, depth + 1); }, /*named_only=*/false);
   }
 
-  void visit(TSNode n, int depth) {
-    if (depth > kMaxDepth) {
-      if (m_.parse_errors.empty() ||
-          m_.parse_errors.back().message.find("nesting") == std::string::npos) {
-        m_.parse_errors.push_back(
-            {span(n), "expressions nested over " + std::to_string(kMaxDepth) +
-                          " syntax-tree levels deep; their innermost part is not analysed"});
-      }
-      return;
+  // Deeper than the walk goes: reported once (GL000), the inside is skipped.
+  void note_too_deep(TSNode n) {
+    static constexpr std::string_view kTooDeep = "expressions nested too deeply to analyse";
+    for (const ParseError& e : m_.parse_errors) {
+      if (e.message.starts_with(kTooDeep)) return;
     }
+    m_.parse_errors.push_back(
+        {span(n), std::string(kTooDeep) + "; their innermost part is skipped"});
+  }
+
+  void visit(TSNode n, int depth) {
+    if (depth > kMaxDepth) return note_too_deep(n);
     if (!ts_node_is_named(n)) return;
     TSSymbol sym = ts_node_symbol(n);
     if (sym == s_.comment) return on_comment(n);
@@ -1261,13 +1267,16 @@ class Builder {
   }
 
   void on_call(TSNode n, int depth) {
+    if (call_depth_ >= kMaxCallDepth) return note_too_deep(n);
     const std::string callee = callee_name(n);
     const std::string_view method = method_of(n);
     const std::string_view tail = last_component(callee);
     const bool output = is_output_call(callee, method, n);
     bool saved_output = in_output_;
     in_output_ = in_output_ || output;
+    ++call_depth_;
     visit_children(n, depth);
+    --call_depth_;
     in_output_ = saved_output;
 
     Args args = arguments(n);
