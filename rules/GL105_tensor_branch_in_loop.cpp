@@ -6,9 +6,9 @@ namespace gpulint::rules {
 namespace {
 
 constexpr std::string_view kDocs = R"md(## What it does
-Flags Python control flow on a tensor's value (`if loss > 0:`, `while (x != 0).any():`,
-`assert torch.isfinite(loss)`) inside a training or evaluation step loop, or a helper it calls
-every step, unless an interval guard limits it to some steps.
+Flags Python control flow on a tensor's value (`if loss > 0:`, `elif torch.isnan(loss):`,
+`while (x != 0).any():`) inside a training or evaluation step loop, or a helper it calls every
+step, unless an interval guard limits it to some steps.
 
 ## Why is this bad
 Python needs a plain `bool` to take a branch, so it calls `.item()` on the tensor behind your

@@ -59,8 +59,8 @@ void check(const RuleInput& in, Sink& sink) {
     bool defined_here = model.defined.end > model.defined.begin;
     sink.report({defined_here ? model.defined : call->span,
                  "`" + model.name +
-                     "` is trained in the training loop but never moved to the GPU: the step "
-                     "runs on the CPU",
+                     "` runs in the training loop on batches moved to the GPU, but is never "
+                     "moved there itself",
                  {{call->span, "called in the training loop here"}},
                  {}});
   }

@@ -127,24 +127,28 @@ std::optional<Fix> rename_fix(std::string_view text, const ApiUse& use, std::str
   return fix;
 }
 
+// The module a bare name was imported from: `from torch.cuda.amp import autocast`.
+std::string imported_from(const StepModel& m, std::string_view local) {
+  for (const Import& imp : m.imports) {
+    if (imp.local == local && !imp.symbol.empty()) return imp.module;
+  }
+  return "torch.cuda.amp";  // the front end records bare names only from these imports
+}
+
 void check(const RuleInput& in, Sink& sink) {
   for (const ApiUse& use : in.model.api_uses) {
     if (use.kind != ApiKind::DeprecatedAmp) continue;
-    const std::string_view device = device_of(use.spelling);
     const std::string tail(tail_of(use.spelling));
+    std::string_view device = device_of(use.spelling);
+    std::string named = "`" + use.spelling + "`";
     if (device.empty()) {
-      sink.report({use.span,
-                   "`" + use.spelling +
-                       "` imported from `torch.cuda.amp` / `torch.cpu.amp` is "
-                       "deprecated: use `torch.amp." +
-                       tail + "` with the device as first argument",
-                   {},
-                   {}});
-      continue;
+      const std::string module = imported_from(in.model, use.spelling);
+      device = device_of(module + ".");
+      named += " from `" + module + "`";
     }
     sink.report({use.span,
-                 "`" + use.spelling + "` is deprecated: use `torch.amp." + tail + "(\"" +
-                     std::string(device) + "\", ...)`",
+                 named + " is deprecated: use `torch.amp." + tail + "(\"" + std::string(device) +
+                     "\", ...)`",
                  {},
                  rename_fix(in.text, use, device, tail)});
   }
