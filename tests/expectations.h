@@ -194,8 +194,8 @@ struct Segment {
 // each spec running to the start of the next one.
 inline std::vector<Segment> marker_segments(std::string_view body, std::string_view marker) {
   struct Start {
-    size_t at;        // where `<marker>` begins
-    size_t spec;      // where the spec begins
+    size_t at;    // where `<marker>` begins
+    size_t spec;  // where the spec begins
     Kind kind;
   };
   std::vector<Start> starts;
@@ -206,8 +206,7 @@ inline std::vector<Segment> marker_segments(std::string_view body, std::string_v
     for (Kind kind : {Kind::Expect, Kind::KnownMiss, Kind::KnownFalse}) {
       const std::string_view word = keyword(kind);
       if (after.substr(0, word.size()) == word) {
-        starts.push_back(
-            {m, static_cast<size_t>(after.data() - body.data()) + word.size(), kind});
+        starts.push_back({m, static_cast<size_t>(after.data() - body.data()) + word.size(), kind});
         break;
       }
     }

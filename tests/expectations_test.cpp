@@ -145,5 +145,89 @@ TEST(ExpectationMatch, NoExpectationsMeansSilent) {
   EXPECT_FALSE(match({}, {{"GL201", 3, 10, "num_workers"}}).ok());
 }
 
+TEST(ExpectationParser, KnownMissAndKnownFalseMarkers) {
+  const auto parsed = parse_expectations(
+      "a = t.item()  # known-miss: GL101\n"
+      "# known-false: GL104 GL201@3\n"
+      "print(step)\n"
+      "b = t.cpu()  # expect: GL102\n");
+  ASSERT_TRUE(parsed.errors.empty()) << parsed.errors[0].message;
+  ASSERT_EQ(parsed.expectations.size(), 4u);
+  EXPECT_EQ(parsed.expectations[0].kind, Kind::KnownMiss);
+  EXPECT_EQ(parsed.expectations[0].line, 1u);
+  EXPECT_EQ(parsed.expectations[1].kind, Kind::KnownFalse);
+  EXPECT_EQ(parsed.expectations[1].code, "GL104");
+  EXPECT_EQ(parsed.expectations[1].line, 3u);
+  EXPECT_EQ(parsed.expectations[2].kind, Kind::KnownFalse);
+  EXPECT_EQ(parsed.expectations[2].column, 3u);
+  EXPECT_EQ(parsed.expectations[3].kind, Kind::Expect);
+}
+
+TEST(ExpectationParser, SeveralMarkersInOneComment) {
+  const auto parsed = parse_expectations(
+      "print(loss.item())  # syncs  # expect: GL101  # known-miss: GL104 \"print\"\n");
+  ASSERT_TRUE(parsed.errors.empty()) << parsed.errors[0].message;
+  ASSERT_EQ(parsed.expectations.size(), 2u);
+  EXPECT_EQ(parsed.expectations[0].kind, Kind::Expect);
+  EXPECT_EQ(parsed.expectations[0].code, "GL101");
+  EXPECT_EQ(parsed.expectations[1].kind, Kind::KnownMiss);
+  EXPECT_EQ(parsed.expectations[1].code, "GL104");
+  EXPECT_EQ(parsed.expectations[1].fragment, "print");
+}
+
+TEST(ExpectationParser, MalformedKnownMarkersAreErrors) {
+  EXPECT_EQ(parse_expectations("x  # known-miss:\n").errors.size(), 1u);
+  EXPECT_EQ(parse_expectations("x  # known-false: GL1\n").errors.size(), 1u);
+  // Not a marker: no colon.
+  EXPECT_TRUE(parse_expectations("x  # known-miss GL101\n").expectations.empty());
+}
+
+TEST(ExpectationMatch, KnownFalseMustBeReported) {
+  const auto parsed = parse_expectations("a  # known-false: GL104\n");
+  EXPECT_TRUE(match(parsed.expectations, {{"GL104", 1, 1, ""}}).ok());
+  const auto gone = match(parsed.expectations, {});
+  ASSERT_EQ(gone.missing.size(), 1u);
+  EXPECT_EQ(gone.missing[0].kind, Kind::KnownFalse);
+}
+
+TEST(ExpectationMatch, KnownMissMustStayUnreported) {
+  const auto parsed = parse_expectations("a  # known-miss: GL101\n");
+  EXPECT_TRUE(match(parsed.expectations, {}).ok());
+  const auto fixed = match(parsed.expectations, {{"GL101", 1, 5, ""}});
+  EXPECT_FALSE(fixed.ok());
+  ASSERT_EQ(fixed.now_reported.size(), 1u);
+  EXPECT_EQ(fixed.now_reported[0].code, "GL101");
+  EXPECT_TRUE(fixed.unexpected.empty());
+  EXPECT_TRUE(fixed.missing.empty());
+}
+
+TEST(ExpectationMatch, KnownMissNextToAnExpectOfTheSameCode) {
+  // Two syncs on a line, one found: the expect takes the finding, the known-miss stays absent.
+  const auto parsed = parse_expectations("a  # expect: GL101  # known-miss: GL101\n");
+  EXPECT_TRUE(match(parsed.expectations, {{"GL101", 1, 1, ""}}).ok());
+  EXPECT_FALSE(match(parsed.expectations, {{"GL101", 1, 1, ""}, {"GL101", 1, 9, ""}}).ok());
+}
+
+TEST(ExpectationTally, PrecisionAndRecall) {
+  const auto parsed = parse_expectations(
+      "a  # expect: GL101 GL101 GL101  # known-false: GL101\n"
+      "b  # known-miss: GL104\n");
+  const auto by_code = tally(parsed.expectations);
+  ASSERT_EQ(by_code.size(), 2u);
+  const Tally& gl101 = by_code.at("GL101");
+  EXPECT_EQ(gl101.tp, 3u);
+  EXPECT_EQ(gl101.fp, 1u);
+  EXPECT_EQ(gl101.fn, 0u);
+  EXPECT_DOUBLE_EQ(*gl101.precision(), 0.75);
+  EXPECT_DOUBLE_EQ(*gl101.recall(), 1.0);
+  const Tally& gl104 = by_code.at("GL104");
+  EXPECT_FALSE(gl104.precision().has_value());
+  EXPECT_DOUBLE_EQ(*gl104.recall(), 0.0);
+  const std::string table = format_precision_table(by_code);
+  EXPECT_NE(table.find("GL101"), std::string::npos);
+  EXPECT_NE(table.find("0.750"), std::string::npos);
+  EXPECT_NE(table.find("all"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpulint::expect
