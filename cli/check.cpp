@@ -1,0 +1,119 @@
+// `gpulint [check] PATH...`: lint files and directories, report the findings.
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "analyzer/core/selection.h"
+#include "analyzer/core/walker.h"
+#include "analyzer/engine.h"
+#include "analyzer/report/report.h"
+#include "cli/output.h"
+#include "cli/subcommand.h"
+#include "rules/registry.h"
+
+namespace gpulint {
+namespace {
+
+struct CheckOptions {
+  std::vector<std::string> paths;
+  std::string format = "text";
+  std::vector<std::string> select;
+  std::vector<std::string> ignore;
+  unsigned jobs = 0;
+  std::string output_file;
+  bool no_color = false;
+};
+
+// Colour only for a person at a terminal: never into a file or a pipe, and never when the
+// user opted out through the NO_COLOR convention (https://no-color.org) or a dumb terminal.
+bool use_color(const CheckOptions& options) {
+  if (options.no_color || !options.output_file.empty()) return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color != nullptr && *no_color != '\0') return false;
+  const char* term = std::getenv("TERM");
+  if (term != nullptr && std::string_view(term) == "dumb") return false;
+  return isatty(STDOUT_FILENO) == 1;
+}
+
+int run_check(const CheckOptions& options) {
+  std::vector<const Rule*> rules;
+  try {
+    rules = Selection::parse(all_rules(), split_codes(options.select), split_codes(options.ignore))
+                .enabled();
+  } catch (const std::invalid_argument& e) {
+    error(e.what());
+    return kExitError;
+  }
+
+  // Each path is walked on its own so that a directory which yields nothing can be named.
+  std::vector<std::string> files;
+  std::vector<std::string> path_errors;
+  for (const std::string& path : options.paths) {
+    WalkResult walked = collect_files({path});
+    std::error_code ec;
+    if (walked.files.empty() && walked.errors.empty() && std::filesystem::is_directory(path, ec)) {
+      warning(fmt::format("no Python files found under {}", path));
+    }
+    files.insert(files.end(), walked.files.begin(), walked.files.end());
+    path_errors.insert(path_errors.end(), walked.errors.begin(), walked.errors.end());
+  }
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+
+  const LintResult result = lint_files(files, {rules, options.jobs});
+
+  ReportSummary summary{result.files_checked, path_errors};
+  for (const FileError& e : result.errors) {
+    summary.file_errors.push_back(fmt::format("{}: {}", e.path, e.message));
+  }
+  for (const std::string& e : summary.file_errors) error(e);
+
+  const std::string report =
+      options.format == "json"
+          ? render_json(result.diagnostics, summary, GPULINT_VERSION)
+          : render_text(result.diagnostics, summary, {.color = use_color(options)});
+  const bool written = options.output_file.empty() ? write_stdout(report)
+                                                   : write_atomically(options.output_file, report);
+
+  if (!written || !summary.file_errors.empty()) return kExitError;
+  return result.diagnostics.empty() ? kExitClean : kExitFindings;
+}
+
+}  // namespace
+
+Subcommand add_check(CLI::App& app) {
+  auto check = std::make_shared<CheckOptions>();
+  CLI::App* cmd = app.add_subcommand("check", "Lint Python files (the default command)");
+  cmd->add_option("paths", check->paths, "Files and directories to lint")->required();
+  cmd->add_option("--format", check->format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  // One value per flag, so that `--select GL1 train.py` does not swallow the path.
+  cmd->add_option("--select", check->select,
+                  "Rules to run instead of the defaults: codes, prefixes (GL1) or ALL; "
+                  "comma-separated, repeatable")
+      ->expected(1)
+      ->take_all();
+  cmd->add_option("--ignore", check->ignore,
+                  "Rules not to run: codes, prefixes or ALL; comma-separated, repeatable")
+      ->expected(1)
+      ->take_all();
+  cmd->add_option("-j,--jobs", check->jobs, "Files linted in parallel (0: one per core)")
+      ->capture_default_str();
+  cmd->add_option("--output-file", check->output_file,
+                  "Write the report to this file instead of stdout");
+  cmd->add_flag("--no-color", check->no_color, "Never colour the text report");
+  return {cmd, [check] { return run_check(*check); }};
+}
+
+}  // namespace gpulint

@@ -1,0 +1,26 @@
+#pragma once
+
+// The command line's ways out: messages on stderr and reports on stdout or into a file.
+
+#include <string>
+#include <string_view>
+
+namespace gpulint {
+
+// Exit codes are part of the contract (ARCHITECTURE.md).
+constexpr int kExitClean = 0;
+constexpr int kExitFindings = 1;
+constexpr int kExitError = 2;
+constexpr int kExitNoGpu = 3;
+
+void error(std::string_view message);
+void warning(std::string_view message);
+
+// Writes the whole report to stdout; names the cause on stderr when it cannot.
+bool write_stdout(std::string_view bytes);
+
+// Writes through a temporary file in the same directory and renames it into place, so a
+// reader (a CI step, an editor) never sees a half-written report.
+bool write_atomically(const std::string& path, std::string_view bytes);
+
+}  // namespace gpulint
