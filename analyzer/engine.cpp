@@ -22,6 +22,16 @@ Location locate(const SourceFile& file, Span span) {
   return {file.path(), span, file.position(span.begin), file.position(span.end)};
 }
 
+std::optional<Fix> locate_edits(const SourceFile& file, std::optional<Fix> fix) {
+  if (fix) {
+    for (Edit& edit : fix->edits) {
+      edit.start = file.position(edit.span.begin);
+      edit.end = file.position(edit.span.end);
+    }
+  }
+  return fix;
+}
+
 class CollectingSink : public Sink {
  public:
   void report(Finding finding) override { findings.push_back(std::move(finding)); }
@@ -85,7 +95,8 @@ void report_unused_suppressions(const SourceFile& file, const std::vector<const 
     d.help = (*gl001)->info.help;
     d.location = locate(file, span);
     d.source_line = file.line_text(d.location.start.line);
-    d.fix = Fix{"remove the suppression comment", Applicability::Safe, {{span, ""}}};
+    d.fix = locate_edits(file,
+                         Fix{"remove the suppression comment", Applicability::Safe, {{span, ""}}});
     out.push_back(std::move(d));
   }
 }
@@ -116,7 +127,7 @@ std::vector<Diagnostic> lint_source(const SourceFile& file, const std::vector<co
       d.location = std::move(location);
       for (auto& [span, message] : f.related)
         d.related.push_back({locate(file, span), std::move(message)});
-      d.fix = std::move(f.fix);
+      d.fix = locate_edits(file, std::move(f.fix));
       out.push_back(std::move(d));
     }
   }

@@ -15,6 +15,10 @@ enum class Applicability { Safe, Unsafe };
 struct Edit {
   Span span;
   std::string replacement;
+  // Resolved by the engine from `span`, for reporters that address edits by line and column
+  // (SARIF `fixes`); rules leave them unset.
+  Position start = {};
+  Position end = {};
 };
 
 struct Fix {

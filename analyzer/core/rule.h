@@ -11,6 +11,10 @@
 
 namespace gpulint {
 
+// How often a rule's findings are right, as SARIF `properties.precision` states it to code
+// scanning (which sorts and filters alerts by it).
+enum class Precision { VeryHigh, High, Medium, Low };
+
 // What a rule is, independent of any finding. `docs` is Markdown with the sections
 // "What it does", "Why is this bad", "Example", "Use instead".
 struct RuleInfo {
@@ -22,6 +26,7 @@ struct RuleInfo {
   std::string_view docs;
   bool default_on = true;
   Severity severity = Severity::Warning;
+  Precision precision = Precision::High;
 };
 
 // A finding as a rule states it, in byte spans of the file being checked.
