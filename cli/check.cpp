@@ -31,6 +31,8 @@ struct CheckOptions {
   std::vector<std::string> ignore;
   unsigned jobs = 0;
   std::string output_file;
+  std::string sarif_output;
+  std::string json_output;
   bool no_color = false;
 };
 
@@ -43,6 +45,23 @@ bool use_color(const CheckOptions& options) {
   const char* term = std::getenv("TERM");
   if (term != nullptr && std::string_view(term) == "dumb") return false;
   return isatty(STDOUT_FILENO) == 1;
+}
+
+std::string render_report(std::string_view format, const LintResult& result,
+                          const ReportSummary& summary, const CheckOptions& options) {
+  if (format == "json") return render_json(result.diagnostics, summary, GPULINT_VERSION);
+  if (format == "github") return render_github(result.diagnostics, summary);
+  if (format == "sarif") {
+    std::vector<RuleInfo> rules;
+    for (const Rule* rule : all_rules()) rules.push_back(rule->info);
+    std::error_code ec;
+    const std::filesystem::path cwd = std::filesystem::current_path(ec);
+    return render_sarif(result.diagnostics, summary, rules,
+                        {.version = GPULINT_VERSION,
+                         .information_uri = GPULINT_HOMEPAGE,
+                         .source_root = ec ? "/" : cwd.string()});
+  }
+  return render_text(result.diagnostics, summary, {.color = use_color(options)});
 }
 
 int run_check(const CheckOptions& options) {
@@ -78,12 +97,19 @@ int run_check(const CheckOptions& options) {
   }
   for (const std::string& e : summary.file_errors) error(e);
 
-  const std::string report =
-      options.format == "json"
-          ? render_json(result.diagnostics, summary, GPULINT_VERSION)
-          : render_text(result.diagnostics, summary, {.color = use_color(options)});
-  const bool written = options.output_file.empty() ? write_stdout(report)
-                                                   : write_atomically(options.output_file, report);
+  const std::string report = render_report(options.format, result, summary, options);
+  bool written = options.output_file.empty() ? write_stdout(report)
+                                             : write_atomically(options.output_file, report);
+  // Extra reports of the same run, e.g. text for the log and SARIF for code scanning; each is
+  // written even when another failed, and any failure fails the run.
+  if (!options.sarif_output.empty()) {
+    written &=
+        write_atomically(options.sarif_output, render_report("sarif", result, summary, options));
+  }
+  if (!options.json_output.empty()) {
+    written &=
+        write_atomically(options.json_output, render_report("json", result, summary, options));
+  }
 
   if (!written || !summary.file_errors.empty()) return kExitError;
   return result.diagnostics.empty() ? kExitClean : kExitFindings;
@@ -96,7 +122,7 @@ Subcommand add_check(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("check", "Lint Python files (the default command)");
   cmd->add_option("paths", check->paths, "Files and directories to lint")->required();
   cmd->add_option("--format", check->format, "Output format")
-      ->check(CLI::IsMember({"text", "json"}))
+      ->check(CLI::IsMember({"text", "json", "sarif", "github"}))
       ->capture_default_str();
   // One value per flag, so that `--select GL1 train.py` does not swallow the path.
   cmd->add_option("--select", check->select,
@@ -112,6 +138,10 @@ Subcommand add_check(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--output-file", check->output_file,
                   "Write the report to this file instead of stdout");
+  cmd->add_option("--sarif-output", check->sarif_output,
+                  "Also write a SARIF report to this file (in the same run)");
+  cmd->add_option("--json-output", check->json_output,
+                  "Also write a JSON report to this file (in the same run)");
   cmd->add_flag("--no-color", check->no_color, "Never colour the text report");
   return {cmd, [check] { return run_check(*check); }};
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analyzer/core/diagnostic.h"
+#include "analyzer/core/rule.h"
 
 namespace gpulint {
 
@@ -26,5 +27,25 @@ std::string render_text(const std::vector<Diagnostic>& diagnostics, const Report
 // {"tool", "version", "diagnostics": [...], "summary": {...}}
 std::string render_json(const std::vector<Diagnostic>& diagnostics, const ReportSummary& summary,
                         const std::string& version);
+
+struct SarifOptions {
+  std::string version;          // tool.driver.semanticVersion
+  std::string information_uri;  // tool.driver.informationUri
+  // The absolute directory that %SRCROOT% names (the working directory, normally the
+  // repository root in CI); paths under it are written relative to it.
+  std::string source_root;
+  // runAutomationDetails.id: code scanning's category is what comes before the last '/'.
+  std::string automation_id = "gpulint/";
+};
+
+// SARIF 2.1.0 as GitHub code scanning ingests it: one run, every rule in `rules` as a
+// reportingDescriptor (results point into it by ruleIndex), line-hash fingerprints, fixes,
+// and an invocation whose notifications carry GL000 and the file errors.
+std::string render_sarif(const std::vector<Diagnostic>& diagnostics, const ReportSummary& summary,
+                         const std::vector<RuleInfo>& rules, const SarifOptions& options);
+
+// GitHub Actions workflow commands (`::warning file=...,line=...::message`), escaped as
+// @actions/core escapes them, so each finding becomes an annotation on the pull request.
+std::string render_github(const std::vector<Diagnostic>& diagnostics, const ReportSummary& summary);
 
 }  // namespace gpulint
