@@ -369,5 +369,32 @@ TEST(RenderJson, LongLinesTabsAndBadBytesStayValidJson) {
   EXPECT_FALSE(parsed["diagnostics"][0].contains("source_line"));
 }
 
+// After `gpulint verify`, a diagnostic carries what its experiment measured; the reporters
+// pass it through unchanged and leave it out when nothing was measured.
+Diagnostic with_cost() {
+  Diagnostic d = item_in_loop();
+  d.cost = Cost{"sync", 38.5, "us/step", "+38.5 us a step (x2.10)", "Test GPU"};
+  return d;
+}
+
+TEST(RenderJson, CostIsAnObjectOnlyWhenMeasured) {
+  const auto parsed =
+      nlohmann::json::parse(render_json({with_cost(), item_in_loop()}, files(1), "0.1.0"));
+  const auto& measured = parsed["diagnostics"][0];
+  ASSERT_TRUE(measured.contains("cost"));
+  EXPECT_EQ(measured["cost"]["experiment"], "sync");
+  EXPECT_DOUBLE_EQ(measured["cost"]["value"].get<double>(), 38.5);
+  EXPECT_EQ(measured["cost"]["unit"], "us/step");
+  EXPECT_EQ(measured["cost"]["summary"], "+38.5 us a step (x2.10)");
+  EXPECT_EQ(measured["cost"]["device"], "Test GPU");
+  EXPECT_FALSE(parsed["diagnostics"][1].contains("cost"));
+}
+
+TEST(RenderText, CostIsANoteUnderTheHelp) {
+  const std::string text = render_text({with_cost()}, files(1), {});
+  EXPECT_NE(text.find(" = cost: +38.5 us a step (x2.10)\n"), std::string::npos) << text;
+  EXPECT_EQ(render_text({item_in_loop()}, files(1), {}).find("cost:"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpulint

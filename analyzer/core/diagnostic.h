@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/core/cost.h"
 #include "analyzer/core/source_file.h"
 #include "analyzer/core/span.h"
 
@@ -51,6 +52,7 @@ struct Diagnostic {
   std::string source_line;  // the first line of the span, for reporters that show it
   std::vector<Related> related;
   std::optional<Fix> fix;
+  std::optional<Cost> cost;  // set only by `gpulint verify`
 };
 
 // The order every output uses: path, line, column, code.

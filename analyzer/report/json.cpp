@@ -47,6 +47,13 @@ Json diagnostic_json(const Diagnostic& d) {
   }
   out["related"] = std::move(related);
   if (d.fix) out["fix"] = fix_json(*d.fix);
+  if (d.cost) {
+    out["cost"] = {{"experiment", d.cost->experiment},
+                   {"value", d.cost->value},
+                   {"unit", d.cost->unit},
+                   {"summary", d.cost->summary},
+                   {"device", d.cost->device}};
+  }
   return out;
 }
 

@@ -210,6 +210,9 @@ void render_one(std::string& out, const Diagnostic& d, const TextOptions& option
   if (!d.help.empty()) {
     out += fmt::format("{} = {}help{}: {}\n", pad, s.help, s.reset, visible(d.help));
   }
+  if (d.cost) {
+    out += fmt::format("{} = {}cost{}: {}\n", pad, s.help, s.reset, visible(d.cost->summary));
+  }
   for (const Related& related : d.related) {
     const Location& r = related.location;
     out += fmt::format("{} = {}note{}: {}:{}:{}: {}\n", pad, s.help, s.reset, visible(r.path),
