@@ -96,9 +96,12 @@ inline std::string_view trim_left(std::string_view s) {
   return s.substr(i);
 }
 
+inline bool is_cpp(std::string_view marker) { return marker == "//"; }
+
 // The byte offset of the first comment marker on the line outside a string literal on that
-// line, or npos. Strings spanning lines (triple quotes) are not tracked: fixture lines that
-// carry expectations do not need it.
+// line, or npos. Strings spanning lines (triple quotes, C++ raw strings) are not tracked:
+// fixture lines that carry expectations do not need it. In C++ a quote after a digit or
+// letter is a digit separator (`1'000`), not a character literal.
 inline size_t comment_start(std::string_view line, std::string_view marker) {
   char quote = 0;
   for (size_t i = 0; i < line.size(); ++i) {
@@ -111,6 +114,10 @@ inline size_t comment_start(std::string_view line, std::string_view marker) {
       }
       continue;
     }
+    if (c == '\'' && is_cpp(marker) && i > 0 &&
+        std::isalnum(static_cast<unsigned char>(line[i - 1]))) {
+      continue;
+    }
     if (c == '"' || c == '\'') {
       quote = c;
       continue;
@@ -120,9 +127,33 @@ inline size_t comment_start(std::string_view line, std::string_view marker) {
   return std::string_view::npos;
 }
 
-inline bool is_code_line(std::string_view line, std::string_view marker) {
-  const std::string_view rest = trim_left(line);
-  return !rest.empty() && rest.substr(0, marker.size()) != marker;
+// Which lines hold code, for own-line expectations to skip to. Blank lines and comment-only
+// lines do not; in C++ neither do lines wholly inside a `/* ... */` comment.
+inline std::vector<bool> code_lines(const std::vector<std::string_view>& lines,
+                                    std::string_view marker) {
+  std::vector<bool> code(lines.size(), false);
+  bool in_block = false;
+  for (size_t index = 0; index < lines.size(); ++index) {
+    std::string_view rest = trim_left(lines[index]);
+    while (!rest.empty()) {
+      if (in_block) {
+        const size_t close = rest.find("*/");
+        if (close == std::string_view::npos) break;
+        in_block = false;
+        rest = trim_left(rest.substr(close + 2));
+        continue;
+      }
+      if (rest.substr(0, marker.size()) == marker) break;
+      if (is_cpp(marker) && rest.substr(0, 2) == "/*") {
+        in_block = true;
+        rest = rest.substr(2);
+        continue;
+      }
+      code[index] = true;
+      break;
+    }
+  }
+  return code;
 }
 
 // Parses the part after `expect:`: `CODE[@COL] ["fragment"] CODE ...`.
@@ -226,6 +257,7 @@ inline std::vector<Segment> marker_segments(std::string_view body, std::string_v
 inline ParsedExpectations parse_expectations(std::string_view text, std::string_view marker = "#") {
   ParsedExpectations result;
   const std::vector<std::string_view> lines = detail::split_lines(text);
+  const std::vector<bool> code = detail::code_lines(lines, marker);
   for (size_t index = 0; index < lines.size(); ++index) {
     const std::string_view line = lines[index];
     const uint32_t line_no = static_cast<uint32_t>(index + 1);
@@ -242,7 +274,7 @@ inline ParsedExpectations parse_expectations(std::string_view text, std::string_
     if (own_line) {
       target = 0;
       for (size_t next = index + 1; next < lines.size(); ++next) {
-        if (detail::is_code_line(lines[next], marker)) {
+        if (code[next]) {
           target = static_cast<uint32_t>(next + 1);
           break;
         }
@@ -258,6 +290,14 @@ inline ParsedExpectations parse_expectations(std::string_view text, std::string_
     }
   }
   return result;
+}
+
+// The comment marker of a fixture, by its file name: `//` for C++ sources and headers.
+inline std::string_view marker_for(std::string_view path) {
+  for (std::string_view ext : {".cpp", ".cc", ".cxx", ".h", ".hpp"}) {
+    if (path.size() > ext.size() && path.substr(path.size() - ext.size()) == ext) return "//";
+  }
+  return "#";
 }
 
 // One finding as the runner compares it.

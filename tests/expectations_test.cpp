@@ -91,6 +91,50 @@ TEST(ExpectationParser, CppMarker) {
   EXPECT_EQ(parsed.expectations[0].line, 2u);
 }
 
+TEST(ExpectationParser, CppOwnLineSkipsBlockComments) {
+  const auto parsed = parse_expectations(
+      "// expect: GL103\n/* a note\n * spanning lines */\n// more\n\ntorch::cuda::synchronize();\n",
+      "//");
+  ASSERT_TRUE(parsed.errors.empty());
+  ASSERT_EQ(parsed.expectations.size(), 1u);
+  EXPECT_EQ(parsed.expectations[0].line, 6u);
+}
+
+TEST(ExpectationParser, CppCodeAfterABlockCommentIsCode) {
+  const auto parsed = parse_expectations("// expect: GL101\n/* why */ auto v = t.item();\n", "//");
+  ASSERT_EQ(parsed.expectations.size(), 1u);
+  EXPECT_EQ(parsed.expectations[0].line, 2u);
+}
+
+TEST(ExpectationParser, CppDigitSeparatorIsNotAQuote) {
+  const auto parsed = parse_expectations("int n = 1'000; t.item();  // expect: GL101\n", "//");
+  ASSERT_TRUE(parsed.errors.empty());
+  ASSERT_EQ(parsed.expectations.size(), 1u);
+  EXPECT_EQ(parsed.expectations[0].line, 1u);
+}
+
+TEST(ExpectationParser, CppMarkersInStringsAndCharsAreIgnored) {
+  const auto parsed =
+      parse_expectations("auto s = \"// expect: GL101\";\nchar c = '/'; // expect: GL104\n", "//");
+  ASSERT_EQ(parsed.expectations.size(), 1u);
+  EXPECT_EQ(parsed.expectations[0].code, "GL104");
+  EXPECT_EQ(parsed.expectations[0].line, 2u);
+}
+
+TEST(ExpectationParser, PythonHashInCppIsNotAMarker) {
+  EXPECT_TRUE(parse_expectations("#include <x>  # expect: GL101\n", "//").expectations.empty());
+}
+
+TEST(ExpectationParser, MarkerByFileName) {
+  EXPECT_EQ(marker_for("fixtures/cpp/train.cpp"), "//");
+  EXPECT_EQ(marker_for("a.cc"), "//");
+  EXPECT_EQ(marker_for("a.cxx"), "//");
+  EXPECT_EQ(marker_for("a.h"), "//");
+  EXPECT_EQ(marker_for("a.hpp"), "//");
+  EXPECT_EQ(marker_for("train.py"), "#");
+  EXPECT_EQ(marker_for("requirements.txt"), "#");
+}
+
 TEST(ExpectationParser, MalformedExpectationsAreErrors) {
   EXPECT_EQ(parse_expectations("x  # expect:\n").errors.size(), 1u);
   EXPECT_EQ(parse_expectations("x  # expect: gl101\n").errors.size(), 1u);

@@ -1,5 +1,6 @@
 // The fixture runner: every fixtures/python/**/*.py is linted with the default-on rules plus the
-// opt-in rules its markers name, and its findings must equal its inline expectations
+// opt-in rules its markers or its `# gpulint-test: select=` directive name
+// (tests/fixture_selection.h), and its findings must equal its inline expectations
 // (tests/expectations.h): every `expect` and `known-false` marker reported, no `known-miss`
 // marker reported, nothing else reported. One parameterised case per fixture file, named after
 // the file.
@@ -30,6 +31,7 @@
 #include "analyzer/engine.h"
 #include "rules/registry.h"
 #include "tests/expectations.h"
+#include "tests/fixture_selection.h"
 
 namespace gpulint {
 namespace {
@@ -118,21 +120,18 @@ TEST_P(PythonFixture, MatchesExpectations) {
     ADD_FAILURE() << relative << ":" << error.line << ": malformed expectation: " << error.message;
   }
 
-  // Default-on rules, plus every opt-in rule a marker of the lint unit names.
-  std::set<std::string> named_codes;
+  // Default-on rules, plus every opt-in rule a marker or directive of the lint unit names.
+  std::set<std::string> marked;
+  std::set<std::string> directed;
   for (const std::string& member : unit) {
-    const expect::ParsedExpectations member_parsed =
-        member == relative ? parsed
-                           : expect::parse_expectations(read_file(source_dir() / member), "#");
-    for (const expect::Expectation& e : member_parsed.expectations) named_codes.insert(e.code);
+    const std::string member_text = member == relative ? text : read_file(source_dir() / member);
+    for (const expect::Expectation& e : expect::parse_expectations(member_text, "#").expectations)
+      marked.insert(e.code);
+    directed.merge(fixture::directive_codes(member_text));
   }
-  std::vector<const Rule*> rules;
+  const RuleSet rule_set = fixture::rule_set(marked, directed);
   std::set<std::string> known_codes;
-  for (const Rule* rule : all_rules()) {
-    const std::string code(rule->info.code);
-    known_codes.insert(code);
-    if (rule->info.default_on || named_codes.count(code) != 0) rules.push_back(rule);
-  }
+  for (const Rule* rule : all_rules()) known_codes.insert(std::string(rule->info.code));
   for (const expect::Expectation& e : parsed.expectations) {
     // GL000 (parse-error) may come from the engine rather than from a registered rule.
     if (known_codes.count(e.code) == 0 && e.code != "GL000") {
@@ -140,16 +139,23 @@ TEST_P(PythonFixture, MatchesExpectations) {
                     << ", which no rule has";
     }
   }
+  for (const std::string& code : fixture::directive_codes(text)) {
+    if (known_codes.count(code) == 0) {
+      ADD_FAILURE() << relative << ": `gpulint-test: select=` names " << code
+                    << ", which no rule has";
+    }
+  }
 
   std::vector<Diagnostic> diagnostics;
   if (unit.size() == 1 && project_of(relative).empty()) {
-    diagnostics = lint_source(SourceFile(relative, text), rules);
+    diagnostics = lint_source(SourceFile(relative, text), rule_set);
   } else {
     // A project: all its files at once, then this file's findings.
     std::vector<std::string> paths;
     for (const std::string& member : unit) paths.push_back((source_dir() / member).string());
     LintOptions options;
-    options.rules = rules;
+    options.rules = rule_set.rules;
+    options.rule_set_for = [&rule_set](const std::string&) { return &rule_set; };
     options.jobs = 1;
     LintResult result = lint_files(paths, options);
     for (const FileError& error : result.errors) {
