@@ -43,7 +43,7 @@ struct FileOutcome {
   std::optional<FileError> error;
 };
 
-FileOutcome lint_path(const std::string& path, const std::vector<const Rule*>& rules) {
+FileOutcome lint_path(const std::string& path, const RuleSet& rules) {
   FileOutcome outcome;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -104,6 +104,11 @@ void report_unused_suppressions(const SourceFile& file, const std::vector<const 
 }  // namespace
 
 std::vector<Diagnostic> lint_source(const SourceFile& file, const std::vector<const Rule*>& rules) {
+  return lint_source(file, RuleSet{rules, {}, {}});
+}
+
+std::vector<Diagnostic> lint_source(const SourceFile& file, const RuleSet& rule_set) {
+  const std::vector<const Rule*>& rules = rule_set.rules;
   const std::string filename = std::filesystem::path(file.path()).filename().string();
   StepModel model = is_dependency_file(filename) ? deps::build_model(file.text())
                                                  : python::build_model(file.text());
@@ -111,7 +116,11 @@ std::vector<Diagnostic> lint_source(const SourceFile& file, const std::vector<co
   std::vector<Diagnostic> out;
   for (const Rule* rule : rules) {
     CollectingSink sink;
-    rule->check(RuleInput{model, file.text()}, sink);
+    RuleOptions options = rule_set.options;
+    options.explicitly_selected =
+        std::find(rule_set.explicitly_selected.begin(), rule_set.explicitly_selected.end(),
+                  rule->info.code) != rule_set.explicitly_selected.end();
+    rule->check(RuleInput{model, file.text(), options}, sink);
     for (Finding& f : sink.findings) {
       Location location = locate(file, f.span);
       if (suppressions.suppressed(rule->info.code, location.start.line)) continue;
@@ -140,10 +149,15 @@ LintResult lint_files(const std::vector<std::string>& paths, const LintOptions& 
   unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = std::min<unsigned>(jobs, std::max<size_t>(1, paths.size()));
   std::vector<FileOutcome> outcomes(paths.size());
+  const RuleSet defaults{options.rules, {}, {}};
+  auto rule_set_of = [&](const std::string& path) -> const RuleSet& {
+    const RuleSet* own = options.rule_set_for ? options.rule_set_for(path) : nullptr;
+    return own != nullptr ? *own : defaults;
+  };
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i = next++; i < paths.size(); i = next++)
-      outcomes[i] = lint_path(paths[i], options.rules);
+      outcomes[i] = lint_path(paths[i], rule_set_of(paths[i]));
   };
   std::vector<std::thread> threads;
   for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(work);

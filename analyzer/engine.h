@@ -2,12 +2,14 @@
 
 // The engine: files in, sorted diagnostics out. Knows the front ends, never a concrete rule.
 
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "analyzer/core/diagnostic.h"
 #include "analyzer/core/rule.h"
+#include "analyzer/core/rule_set.h"
 
 namespace gpulint {
 
@@ -19,6 +21,9 @@ struct FileError {
 struct LintOptions {
   std::vector<const Rule*> rules;  // the enabled rules
   unsigned jobs = 0;               // 0: one per core
+  // Each file's own rules and options (config files, per-file-ignores); called from the
+  // worker threads. Unset, or returning nullptr: `rules` with default options.
+  std::function<const RuleSet*(const std::string& path)> rule_set_for;
 };
 
 struct LintResult {
@@ -29,6 +34,7 @@ struct LintResult {
 
 // Lints one in-memory file. Suppression comments are honoured.
 std::vector<Diagnostic> lint_source(const SourceFile& file, const std::vector<const Rule*>& rules);
+std::vector<Diagnostic> lint_source(const SourceFile& file, const RuleSet& rules);
 
 // Reads and lints every file, in parallel; the result does not depend on `jobs`.
 LintResult lint_files(const std::vector<std::string>& paths, const LintOptions& options);

@@ -13,11 +13,13 @@
 #include <system_error>
 #include <vector>
 
+#include "analyzer/core/config.h"
 #include "analyzer/core/selection.h"
 #include "analyzer/core/walker.h"
 #include "analyzer/engine.h"
 #include "analyzer/report/report.h"
 #include "cli/output.h"
+#include "cli/project.h"
 #include "cli/subcommand.h"
 #include "rules/registry.h"
 
@@ -28,7 +30,12 @@ struct CheckOptions {
   std::vector<std::string> paths;
   std::string format = "text";
   std::vector<std::string> select;
+  std::vector<std::string> extend_select;
   std::vector<std::string> ignore;
+  std::string config;
+  bool no_ignore = false;
+  bool force_exclude = false;
+  bool show_settings = false;
   unsigned jobs = 0;
   std::string output_file;
   std::string sarif_output;
@@ -64,21 +71,29 @@ std::string render_report(std::string_view format, const LintResult& result,
   return render_text(result.diagnostics, summary, {.color = use_color(options)});
 }
 
-int run_check(const CheckOptions& options) {
-  std::vector<const Rule*> rules;
-  try {
-    rules = Selection::parse(all_rules(), split_codes(options.select), split_codes(options.ignore))
-                .enabled();
-  } catch (const std::invalid_argument& e) {
-    error(e.what());
-    return kExitError;
-  }
+ProjectOptions project_options(const CheckOptions& options) {
+  ProjectOptions project;
+  if (!options.config.empty()) project.config = options.config;
+  if (!options.select.empty()) project.command_line.select = split_codes(options.select);
+  project.command_line.extend_select = split_codes(options.extend_select);
+  project.command_line.ignore = split_codes(options.ignore);
+  project.no_ignore = options.no_ignore;
+  project.force_exclude = options.force_exclude;
+  return project;
+}
 
+int show_settings(Project& project, const CheckOptions& options) {
+  std::string out;
+  for (const std::string& path : options.paths) out += project.show_settings(path);
+  return write_stdout(out) ? kExitClean : kExitError;
+}
+
+int check_project(const CheckOptions& options, Project& project) {
   // Each path is walked on its own so that a directory which yields nothing can be named.
   std::vector<std::string> files;
   std::vector<std::string> path_errors;
   for (const std::string& path : options.paths) {
-    WalkResult walked = collect_files({path});
+    WalkResult walked = project.walk(path);
     std::error_code ec;
     if (walked.files.empty() && walked.errors.empty() && std::filesystem::is_directory(path, ec)) {
       warning(fmt::format("no Python files found under {}", path));
@@ -89,7 +104,11 @@ int run_check(const CheckOptions& options) {
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());
 
-  const LintResult result = lint_files(files, {rules, options.jobs});
+  project.resolve(files);
+  LintOptions lint;
+  lint.jobs = options.jobs;
+  lint.rule_set_for = [&project](const std::string& path) { return project.rule_set_for(path); };
+  const LintResult result = lint_files(files, lint);
 
   ReportSummary summary{result.files_checked, path_errors};
   for (const FileError& e : result.errors) {
@@ -115,6 +134,19 @@ int run_check(const CheckOptions& options) {
   return result.diagnostics.empty() ? kExitClean : kExitFindings;
 }
 
+int run_check(const CheckOptions& options) {
+  try {
+    Project project(project_options(options));
+    if (options.show_settings) return show_settings(project, options);
+    return check_project(options, project);
+  } catch (const ConfigError& e) {
+    error(e.what());
+  } catch (const std::invalid_argument& e) {
+    error(e.what());
+  }
+  return kExitError;
+}
+
 }  // namespace
 
 Subcommand add_check(CLI::App& app) {
@@ -130,6 +162,10 @@ Subcommand add_check(CLI::App& app) {
                   "comma-separated, repeatable")
       ->expected(1)
       ->take_all();
+  cmd->add_option("--extend-select", check->extend_select,
+                  "Rules to run besides the selected ones; comma-separated, repeatable")
+      ->expected(1)
+      ->take_all();
   cmd->add_option("--ignore", check->ignore,
                   "Rules not to run: codes, prefixes or ALL; comma-separated, repeatable")
       ->expected(1)
@@ -143,6 +179,15 @@ Subcommand add_check(CLI::App& app) {
   cmd->add_option("--json-output", check->json_output,
                   "Also write a JSON report to this file (in the same run)");
   cmd->add_flag("--no-color", check->no_color, "Never colour the text report");
+  cmd->add_option("--config", check->config,
+                  "Use this config file for every file instead of the nearest "
+                  "pyproject.toml / .gpulint.toml");
+  cmd->add_flag("--no-ignore", check->no_ignore,
+                "Lint files that .gitignore and .ignore files exclude");
+  cmd->add_flag("--force-exclude", check->force_exclude,
+                "Apply exclude and ignore files to paths named on the command line too");
+  cmd->add_flag("--show-settings", check->show_settings,
+                "Print the settings that apply to each named file and where they come from");
   return {cmd, [check] { return run_check(*check); }};
 }
 

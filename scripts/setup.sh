@@ -12,6 +12,7 @@ packages=(
   nodejs npm openssl ca-certificates git
   libfmt-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libgit2-dev pkgconf
   clang-14 libclang-rt-14-dev
   python3
 )
@@ -65,4 +66,6 @@ log "configuring into $build_dir"
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
 log "building"
 cmake --build "$build_dir"
+log "SARIF validation tools"
+tests/report_sarif/install.sh "$build_dir/_sarif_tools"
 log "done: $build_dir/gpulint"

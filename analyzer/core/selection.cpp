@@ -10,6 +10,8 @@ bool matches(std::string_view selector, std::string_view code) {
   return selector == "ALL" || code.starts_with(selector);
 }
 
+size_t specificity(std::string_view selector) { return selector == "ALL" ? 0 : selector.size(); }
+
 void check_known(std::span<const Rule* const> rules, const std::vector<std::string>& selectors) {
   for (const std::string& s : selectors) {
     bool any = std::any_of(rules.begin(), rules.end(),
@@ -40,18 +42,48 @@ std::vector<std::string> split_codes(const std::vector<std::string>& values) {
 Selection Selection::parse(std::span<const Rule* const> rules,
                            const std::vector<std::string>& select,
                            const std::vector<std::string>& ignore) {
-  check_known(rules, select);
-  check_known(rules, ignore);
-  Selection selection;
-  for (const Rule* rule : rules) {
-    bool on = select.empty() ? rule->info.default_on
-                             : std::any_of(select.begin(), select.end(), [&](const std::string& s) {
-                                 return matches(s, rule->info.code);
-                               });
-    for (const std::string& s : ignore) {
-      if (matches(s, rule->info.code)) on = false;
+  SelectionLayer layer;
+  if (!select.empty()) layer.select = select;
+  layer.ignore = ignore;
+  return resolve(rules, {layer});
+}
+
+Selection Selection::resolve(std::span<const Rule* const> rules,
+                             const std::vector<SelectionLayer>& layers) {
+  std::vector<bool> on(rules.size());
+  for (size_t i = 0; i < rules.size(); ++i) on[i] = rules[i]->info.default_on;
+  std::vector<std::string> earlier_ignores;
+  for (const SelectionLayer& layer : layers) {
+    if (layer.select) check_known(rules, *layer.select);
+    check_known(rules, layer.extend_select);
+    check_known(rules, layer.ignore);
+    for (size_t i = 0; i < rules.size(); ++i) {
+      const std::string_view code = rules[i]->info.code;
+      if (layer.select) {
+        size_t named = 0;  // how specifically the select names this rule, 0: not at all
+        bool selected = false;
+        for (const std::string& s : *layer.select) {
+          if (!matches(s, code)) continue;
+          selected = true;
+          named = std::max(named, specificity(s));
+        }
+        for (const std::string& s : earlier_ignores) {
+          if (selected && matches(s, code) && specificity(s) > named) selected = false;
+        }
+        on[i] = selected;
+      }
+      for (const std::string& s : layer.extend_select) {
+        if (matches(s, code)) on[i] = true;
+      }
+      for (const std::string& s : layer.ignore) {
+        if (matches(s, code)) on[i] = false;
+      }
     }
-    if (on) selection.enabled_.push_back(rule);
+    earlier_ignores.insert(earlier_ignores.end(), layer.ignore.begin(), layer.ignore.end());
+  }
+  Selection selection;
+  for (size_t i = 0; i < rules.size(); ++i) {
+    if (on[i]) selection.enabled_.push_back(rules[i]);
   }
   return selection;
 }

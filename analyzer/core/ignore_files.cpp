@@ -1,0 +1,111 @@
+#include "analyzer/core/ignore_files.h"
+
+#include <git2.h>
+#include <git2/sys/repository.h>
+
+#include <fstream>
+#include <iterator>
+#include <system_error>
+
+namespace gpulint {
+namespace fs = std::filesystem;
+namespace {
+
+// libgit2 addresses work-tree paths relative to the work tree, `/`-separated, and marks
+// folders with a trailing `/` so that `build/` patterns match them.
+bool libgit2_ignores(git_repository* repo, const fs::path& relative, bool is_directory) {
+  std::string path = relative.generic_string();
+  if (path.empty() || path == "." || path.starts_with("../")) return false;
+  if (is_directory) path += '/';
+  int ignored = 0;
+  return git_ignore_path_is_ignored(&ignored, repo, path.c_str()) == 0 && ignored == 1;
+}
+
+}  // namespace
+
+IgnoreFiles::Matcher::~Matcher() { git_repository_free(repo); }
+
+IgnoreFiles::IgnoreFiles() { git_libgit2_init(); }
+
+IgnoreFiles::~IgnoreFiles() {
+  matchers_.clear();
+  git_libgit2_shutdown();
+}
+
+const IgnoreFiles::Matcher* IgnoreFiles::open_repository(const fs::path& dir) {
+  git_repository* repo = nullptr;
+  if (git_repository_open_ext(&repo, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) {
+    return nullptr;
+  }
+  const char* workdir = git_repository_workdir(repo);
+  if (workdir == nullptr) {  // a bare repository has no work tree to ignore files in
+    git_repository_free(repo);
+    return nullptr;
+  }
+  auto matcher = std::make_unique<Matcher>();
+  matcher->repo = repo;
+  matcher->base = fs::path(workdir).lexically_normal();
+  if (!matcher->base.has_filename()) matcher->base = matcher->base.parent_path();
+  matchers_.push_back(std::move(matcher));
+  return matchers_.back().get();
+}
+
+const IgnoreFiles::Matcher* IgnoreFiles::load_dot_ignore(const fs::path& dir) {
+  std::ifstream in(dir / ".ignore", std::ios::binary);
+  if (!in) return nullptr;
+  const std::string rules{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  // An empty configuration keeps the user's git settings out of a file git never reads.
+  git_repository* repo = nullptr;
+  git_config* config = nullptr;
+  if (git_repository_new(&repo) != 0) return nullptr;
+  auto matcher = std::make_unique<Matcher>();
+  matcher->repo = repo;
+  matcher->base = dir;
+  if (git_config_new(&config) != 0) return nullptr;
+  git_repository_set_config(repo, config);
+  git_config_free(config);
+  if (git_ignore_add_rule(repo, rules.c_str()) != 0) return nullptr;
+  matchers_.push_back(std::move(matcher));
+  return matchers_.back().get();
+}
+
+const IgnoreFiles::Directory& IgnoreFiles::directory(const fs::path& absolute) {
+  if (auto found = directories_.find(absolute); found != directories_.end()) return found->second;
+  Directory dir;
+  std::error_code ec;
+  dir.real = fs::canonical(absolute, ec);
+  if (ec) dir.real = absolute;
+  if (absolute.has_relative_path()) {
+    const Directory& parent = directory(absolute.parent_path());
+    dir.git = parent.git;
+    dir.dot_ignores = parent.dot_ignores;
+  }
+  // A nested repository (a submodule, a vendored checkout) has its own ignore files.
+  if (fs::exists(dir.real / ".git", ec)) {
+    if (const Matcher* repo = open_repository(dir.real)) dir.git = repo;
+  }
+  if (fs::is_regular_file(dir.real / ".ignore", ec)) {
+    if (const Matcher* own = load_dot_ignore(dir.real))
+      dir.dot_ignores.insert(dir.dot_ignores.begin(), own);
+  }
+  return directories_.emplace(absolute, std::move(dir)).first->second;
+}
+
+bool IgnoreFiles::ignored(const fs::path& absolute, bool is_directory) {
+  if (!absolute.has_relative_path()) return false;
+  const Directory& parent = directory(absolute.parent_path());
+  const fs::path real = parent.real / absolute.filename();
+  if (parent.git != nullptr &&
+      libgit2_ignores(parent.git->repo, real.lexically_relative(parent.git->base), is_directory)) {
+    return true;
+  }
+  for (const Matcher* dot_ignore : parent.dot_ignores) {
+    if (libgit2_ignores(dot_ignore->repo, real.lexically_relative(dot_ignore->base),
+                        is_directory)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace gpulint

@@ -1,0 +1,17 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analyzer/core/rule.h"
+
+namespace gpulint {
+
+// What one file is checked with, after config files and the command line had their say.
+struct RuleSet {
+  std::vector<const Rule*> rules;                // enabled, in code order
+  std::vector<std::string> explicitly_selected;  // codes a select named in full (opt-in forms)
+  RuleOptions options;                           // `explicitly_selected` is set per rule
+};
+
+}  // namespace gpulint
