@@ -20,6 +20,7 @@ int run(int argc, char** argv) {
       add_check(app),
       add_rules(app),
       add_explain(app),
+      add_verify(app),
   };
 
   // `gpulint PATH...` means `gpulint check PATH...`: insert the subcommand unless the first

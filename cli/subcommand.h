@@ -16,5 +16,6 @@ struct Subcommand {
 Subcommand add_check(CLI::App& app);
 Subcommand add_rules(CLI::App& app);
 Subcommand add_explain(CLI::App& app);
+Subcommand add_verify(CLI::App& app);
 
 }  // namespace gpulint

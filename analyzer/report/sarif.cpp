@@ -200,6 +200,14 @@ Json result_json(const Diagnostic& d, std::optional<size_t> rule_index,
   }
   out["partialFingerprints"] = {{"primaryLocationLineHash", fingerprint}};
   if (d.fix) out["fixes"] = Json::array({fix_json(*d.fix, d.location, source_root)});
+  if (d.cost) {
+    out["properties"] = {{"cost",
+                          {{"experiment", d.cost->experiment},
+                           {"value", d.cost->value},
+                           {"unit", d.cost->unit},
+                           {"summary", d.cost->summary},
+                           {"device", d.cost->device}}}};
+  }
   return out;
 }
 

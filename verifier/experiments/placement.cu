@@ -1,0 +1,165 @@
+// placement (GL301, GL302, GL303):
+// - gemm: a layer-sized FP32 GEMM (cpu_gemm_shape) on every CPU core vs cuBLAS SGEMM on the
+//   GPU (FP32, as PyTorch's default matmul without TF32), data already where it runs.
+// - fill: a batch-shaped randn filled on the host (serially, as PyTorch's CPU normal_) and
+//   copied to the GPU, vs cuRAND filling it on the device; the same for zeros (memset).
+
+#include <cublas_v2.h>
+#include <curand.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "verifier/experiments/cpu_gemm.h"
+#include "verifier/experiments/cublas_util.h"
+#include "verifier/experiments/cuda_util.h"
+#include "verifier/experiments/experiment.h"
+#include "verifier/harness/measure.h"
+
+namespace gpulint::verifier {
+namespace {
+
+#define GPULINT_CURAND(call)                                                                \
+  do {                                                                                      \
+    const curandStatus_t gpulint_status_ = (call);                                          \
+    if (gpulint_status_ != CURAND_STATUS_SUCCESS) {                                         \
+      throw CudaError("cuRAND error " + std::to_string(static_cast<int>(gpulint_status_)) + \
+                      " (" #call ")");                                                      \
+    }                                                                                       \
+  } while (0)
+
+class Generator {
+ public:
+  explicit Generator(cudaStream_t stream) {
+    GPULINT_CURAND(curandCreateGenerator(&g_, CURAND_RNG_PSEUDO_PHILOX4_32_10));
+    GPULINT_CURAND(curandSetStream(g_, stream));
+    GPULINT_CURAND(curandSetPseudoRandomGeneratorSeed(g_, 1234));
+  }
+  ~Generator() { curandDestroyGenerator(g_); }
+  Generator(const Generator&) = delete;
+  Generator& operator=(const Generator&) = delete;
+  curandGenerator_t get() const { return g_; }
+
+ private:
+  curandGenerator_t g_ = nullptr;
+};
+
+void gemm(const Params& p, ExperimentResult& out, Stream& stream) {
+  const auto [m, n, k] = p.cpu_gemm;
+  std::vector<float> a(static_cast<size_t>(m * k)), b(static_cast<size_t>(k * n)),
+      c(static_cast<size_t>(m * n));
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (float& v : a) v = u(rng);
+  for (float& v : b) v = u(rng);
+  const double gflop = 2.0 * static_cast<double>(m) * n * k / 1e9;
+
+  StableOptions cpu_options;
+  cpu_options.warmup = 1;
+  cpu_options.min_samples = 3;
+  cpu_options.batch = 2;
+  cpu_options.budget_s = std::max(1.0, p.budget_s);
+  const Measurement cpu = measure(
+      "gemm.cpu", "GEMM on the CPU (" + cpu_gemm_name() + ")", "ms",
+      [&] {
+        const double t0 = now_us();
+        cpu_sgemm(m, n, k, a.data(), b.data(), c.data());
+        return (now_us() - t0) / 1000.0;
+      },
+      cpu_options);
+
+  DeviceBuffer<float> da(a.size()), db(b.size()), dc(c.size());
+  GPULINT_CUDA(cudaMemcpy(da.get(), a.data(), da.bytes(), cudaMemcpyHostToDevice));
+  GPULINT_CUDA(cudaMemcpy(db.get(), b.data(), db.bytes(), cudaMemcpyHostToDevice));
+  CublasHandle handle(stream.get());
+  const float one = 1.0f, zero = 0.0f;
+  EventTimer timer;
+  StableOptions gpu_options;
+  gpu_options.budget_s = p.budget_s;
+  const Measurement gpu = measure(
+      "gemm.gpu", "GEMM on the GPU (cuBLAS SGEMM)", "ms",
+      [&] {
+        timer.start(stream.get());
+        // Row-major C = A.B is column-major C^T = B^T.A^T.
+        GPULINT_CUBLAS(cublasSgemm(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n),
+                                   static_cast<int>(m), static_cast<int>(k), &one, db.get(),
+                                   static_cast<int>(n), da.get(), static_cast<int>(k), &zero,
+                                   dc.get(), static_cast<int>(n)));
+        timer.stop(stream.get());
+        return timer.elapsed_ms();
+      },
+      gpu_options);
+  out.measurements.push_back(cpu);
+  out.measurements.push_back(gpu);
+  out.measurements.push_back(rate_of(cpu, gflop, "gemm.cpu_gflops", "CPU GEMM rate", "GFLOP/s"));
+  out.measurements.push_back(rate_of(gpu, gflop, "gemm.gpu_gflops", "GPU GEMM rate", "GFLOP/s"));
+  out.parameters.emplace_back("gemm.shape", format_gemm(p.cpu_gemm));
+  out.parameters.emplace_back("gemm.cpu", cpu_gemm_name());
+}
+
+void fill(const Params& p, ExperimentResult& out, Stream& stream) {
+  const size_t count = static_cast<size_t>(p.batch_bytes() / 4);
+  DeviceBuffer<float> device(count);
+  Generator generator(stream.get());
+  std::mt19937 rng(11);
+  StableOptions options;
+  options.budget_s = p.budget_s;
+  options.min_samples = 3;
+  options.batch = 3;
+  auto host_then_copy = [&](bool normal) {
+    return [&, normal] {
+      stream.sync();
+      const double t0 = now_us();
+      std::vector<float> host(count);  // a fresh CPU tensor, as the factory makes one
+      if (normal) {
+        // Box-Muller on 24-bit uniforms, two normals per pair.
+        for (size_t i = 0; i + 1 < count; i += 2) {
+          const float u1 = (static_cast<float>(rng() >> 8) + 1.0f) * (1.0f / 16777217.0f);
+          const float u2 = static_cast<float>(rng() >> 8) * (1.0f / 16777216.0f);
+          const float r = std::sqrt(-2.0f * std::log(u1));
+          host[i] = r * std::cos(6.2831853f * u2);
+          host[i + 1] = r * std::sin(6.2831853f * u2);
+        }
+      }
+      GPULINT_CUDA(cudaMemcpyAsync(device.get(), host.data(), count * sizeof(float),
+                                   cudaMemcpyHostToDevice, stream.get()));
+      stream.sync();
+      return (now_us() - t0) / 1000.0;
+    };
+  };
+  auto on_device = [&](bool normal) {
+    return [&, normal] {
+      stream.sync();
+      const double t0 = now_us();
+      if (normal) {
+        GPULINT_CURAND(curandGenerateNormal(generator.get(), device.get(), count, 0.0f, 1.0f));
+      } else {
+        GPULINT_CUDA(cudaMemsetAsync(device.get(), 0, count * sizeof(float), stream.get()));
+      }
+      stream.sync();
+      return (now_us() - t0) / 1000.0;
+    };
+  };
+  out.measurements.push_back(measure("fill.host_copy", "randn on the host, then copied", "ms",
+                                     host_then_copy(true), options));
+  out.measurements.push_back(
+      measure("fill.device", "randn on the device (cuRAND)", "ms", on_device(true), options));
+  out.measurements.push_back(measure("fill.zeros_host_copy", "zeros on the host, then copied", "ms",
+                                     host_then_copy(false), options));
+  out.measurements.push_back(measure("fill.zeros_device", "zeros on the device (memset)", "ms",
+                                     on_device(false), options));
+  out.parameters.emplace_back("fill.shape", format_shape(p.batch_shape));
+}
+
+}  // namespace
+
+void run_placement(const Params& p, const DeviceInfo&, ExperimentResult& out) {
+  Stream stream;
+  gemm(p, out, stream);
+  fill(p, out, stream);
+}
+
+}  // namespace gpulint::verifier

@@ -1,0 +1,154 @@
+// transfer (GL202, GL204, GL205): a host-to-device copy of one fp32 batch (batch_shape) from
+// pageable vs pinned memory: the copy time and bandwidth (host wall clock around
+// cudaMemcpyAsync + stream sync, as `.to(device)` does), the share of the link's peak (a
+// 256 MiB pinned copy), the time the host is blocked inside the copy call, and whether the
+// copy overlaps a kernel running on another stream.
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "verifier/experiments/cuda_util.h"
+#include "verifier/experiments/experiment.h"
+#include "verifier/harness/measure.h"
+
+namespace gpulint::verifier {
+namespace {
+
+std::string percent(double share) {
+  return std::to_string(static_cast<int>(share * 100 + 0.5)) + "%";
+}
+
+}  // namespace
+
+void run_transfer(const Params& p, const DeviceInfo&, ExperimentResult& out) {
+  const size_t bytes = static_cast<size_t>(p.batch_bytes());
+  Stream copy_stream, compute_stream;
+  DeviceBuffer<char> device(bytes);
+  PinnedBuffer<char> pinned(bytes);
+  std::vector<char> pageable(bytes);
+  std::memset(pinned.get(), 1, bytes);
+  std::memset(pageable.data(), 1, bytes);
+  StableOptions options;
+  options.budget_s = p.budget_s;
+
+  auto copy_ms = [&](const char* src) {
+    return [&, src] {
+      copy_stream.sync();
+      const double t0 = now_us();
+      GPULINT_CUDA(
+          cudaMemcpyAsync(device.get(), src, bytes, cudaMemcpyHostToDevice, copy_stream.get()));
+      copy_stream.sync();
+      return (now_us() - t0) / 1000.0;
+    };
+  };
+  const Measurement pageable_ms =
+      measure("h2d.pageable", "copy from pageable memory", "ms", copy_ms(pageable.data()), options);
+  const Measurement pinned_ms =
+      measure("h2d.pinned", "copy from pinned memory", "ms", copy_ms(pinned.get()), options);
+
+  // The link's peak: a pinned copy large enough that per-copy overhead vanishes.
+  const size_t peak_bytes = size_t{256} << 20;
+  double peak_gbs = 0;
+  {
+    DeviceBuffer<char> big(peak_bytes);
+    PinnedBuffer<char> big_host(peak_bytes);
+    std::memset(big_host.get(), 1, peak_bytes);
+    const Measurement peak = measure(
+        "h2d.peak", "peak: 256 MiB pinned copy", "ms",
+        [&] {
+          copy_stream.sync();
+          const double t0 = now_us();
+          GPULINT_CUDA(cudaMemcpyAsync(big.get(), big_host.get(), peak_bytes,
+                                       cudaMemcpyHostToDevice, copy_stream.get()));
+          copy_stream.sync();
+          return (now_us() - t0) / 1000.0;
+        },
+        options);
+    peak_gbs = peak_bytes / (peak.stats.median * 1e6);
+    out.measurements.push_back(peak);
+  }
+  const double gb = static_cast<double>(bytes) / 1e9;
+  out.measurements.push_back(pageable_ms);
+  out.measurements.push_back(pinned_ms);
+  const Measurement pageable_gbs =
+      rate_of(pageable_ms, gb * 1000.0, "h2d.pageable_gbs", "bandwidth from pageable", "GB/s");
+  const Measurement pinned_gbs =
+      rate_of(pinned_ms, gb * 1000.0, "h2d.pinned_gbs", "bandwidth from pinned", "GB/s");
+  out.measurements.push_back(pageable_gbs);
+  out.measurements.push_back(pinned_gbs);
+  out.notes.push_back("share of the link's measured peak (" +
+                      std::to_string(static_cast<int>(peak_gbs)) + " GB/s): pageable " +
+                      percent(pageable_gbs.stats.median / peak_gbs) + ", pinned " +
+                      percent(pinned_gbs.stats.median / peak_gbs));
+
+  // Host time inside the call: what the Python thread loses before it can queue more work.
+  auto host_ms = [&](const char* src, bool blocking) {
+    return [&, src, blocking] {
+      copy_stream.sync();
+      const double t0 = now_us();
+      if (blocking) {
+        GPULINT_CUDA(cudaMemcpy(device.get(), src, bytes, cudaMemcpyHostToDevice));
+      } else {
+        GPULINT_CUDA(
+            cudaMemcpyAsync(device.get(), src, bytes, cudaMemcpyHostToDevice, copy_stream.get()));
+      }
+      const double t = (now_us() - t0) / 1000.0;
+      copy_stream.sync();
+      return t;
+    };
+  };
+  out.measurements.push_back(measure("host.pageable_async",
+                                     "host blocked: non_blocking copy from pageable", "ms",
+                                     host_ms(pageable.data(), false), options));
+  out.measurements.push_back(measure("host.pinned_async",
+                                     "host blocked: non_blocking copy from pinned", "ms",
+                                     host_ms(pinned.get(), false), options));
+  out.measurements.push_back(measure("host.pinned_sync", "host blocked: blocking copy from pinned",
+                                     "ms", host_ms(pinned.get(), true), options));
+
+  // Overlap: a kernel as long as the pinned copy on another stream, then the copy.
+  const double cycles_per_us = spin_cycles_per_us(compute_stream.get());
+  const long long cycles = static_cast<long long>(pinned_ms.stats.median * 1000.0 * cycles_per_us);
+  auto kernel_ms = [&] {
+    compute_stream.sync();
+    const double t0 = now_us();
+    launch_spin(cycles, nullptr, compute_stream.get());
+    compute_stream.sync();
+    return (now_us() - t0) / 1000.0;
+  };
+  const Measurement kernel = measure("overlap.kernel", "kernel alone", "ms", kernel_ms, options);
+  out.measurements.push_back(kernel);
+  auto both_ms = [&](const char* src) {
+    return [&, src] {
+      compute_stream.sync();
+      copy_stream.sync();
+      const double t0 = now_us();
+      launch_spin(cycles, nullptr, compute_stream.get());
+      GPULINT_CUDA(
+          cudaMemcpyAsync(device.get(), src, bytes, cudaMemcpyHostToDevice, copy_stream.get()));
+      copy_stream.sync();
+      compute_stream.sync();
+      return (now_us() - t0) / 1000.0;
+    };
+  };
+  for (const auto& [name, src, alone] :
+       {std::tuple{"pageable", static_cast<const char*>(pageable.data()), &pageable_ms},
+        std::tuple{"pinned", static_cast<const char*>(pinned.get()), &pinned_ms}}) {
+    const Measurement both =
+        measure(std::string("overlap.") + name, std::string("kernel + copy from ") + name, "ms",
+                both_ms(src), options);
+    const double serial = kernel.stats.median + alone->stats.median;
+    const double hidden =
+        (serial - both.stats.median) / std::min(kernel.stats.median, alone->stats.median);
+    out.notes.push_back(std::string("copy from ") + name + " overlaps the kernel: " +
+                        percent(std::clamp(hidden, 0.0, 1.0)) + " of the shorter one hidden");
+    out.measurements.push_back(both);
+  }
+  out.parameters.emplace_back("batch_shape", format_shape(p.batch_shape));
+  out.parameters.emplace_back("batch_bytes", std::to_string(bytes));
+}
+
+}  // namespace gpulint::verifier
