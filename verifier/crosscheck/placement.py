@@ -41,8 +41,8 @@ def main():
     gflop = 2.0 * M * N * K / 1e9
     report.add("gemm.cpu", "ms", cpu_ms)
     report.add("gemm.gpu", "ms", gpu_ms)
-    report.add("gemm.cpu_gflops", "GFLOP/s", rate(cpu_ms, gflop))
-    report.add("gemm.gpu_gflops", "GFLOP/s", rate(gpu_ms, gflop))
+    report.add("gemm.cpu_gflops", "GFLOP/s", rate(cpu_ms, gflop * 1e3))
+    report.add("gemm.gpu_gflops", "GFLOP/s", rate(gpu_ms, gflop * 1e3))
 
     def fill(make):
         def sample():

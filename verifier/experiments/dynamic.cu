@@ -169,7 +169,8 @@ void weights(const Params& p, const DeviceInfo& d, ExperimentResult& out, Stream
         GPULINT_CUDA(cudaMemcpyAsync(w.get(), host.data(), n * sizeof(float),
                                      cudaMemcpyHostToDevice, stream.get()));
       }
-      scale<<<d.sm_count * 4, 256, 0, stream.get()>>>(w.get(), n, 1.0f);
+      scale<<<grid_for(static_cast<int>(std::min<size_t>(n, 1 << 30)), d) * 4, 256, 0,
+              stream.get()>>>(w.get(), n, 1.0f);
       GPULINT_LAUNCHED();
       stream.sync();
       return (now_us() - t0) / 1000.0;

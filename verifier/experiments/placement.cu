@@ -1,14 +1,16 @@
 // placement (GL301, GL302, GL303):
 // - gemm: a layer-sized FP32 GEMM (cpu_gemm_shape) on every CPU core vs cuBLAS SGEMM on the
 //   GPU (FP32, as PyTorch's default matmul without TF32), data already where it runs.
-// - fill: a batch-shaped randn filled on the host (serially, as PyTorch's CPU normal_) and
-//   copied to the GPU, vs cuRAND filling it on the device; the same for zeros (memset).
+// - fill: a batch-shaped randn filled on the host (PyTorch's CPU algorithm: serial uniforms,
+//   vectorised Box-Muller) and copied to the GPU, vs cuRAND filling it on the device; the same
+//   for zeros (a parallel fill on the host vs cudaMemsetAsync).
 
 #include <cublas_v2.h>
 #include <curand.h>
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "verifier/experiments/cublas_util.h"
 #include "verifier/experiments/cuda_util.h"
 #include "verifier/experiments/experiment.h"
+#include "verifier/experiments/host_fill.h"
 #include "verifier/harness/measure.h"
 
 namespace gpulint::verifier {
@@ -94,8 +97,11 @@ void gemm(const Params& p, ExperimentResult& out, Stream& stream) {
       gpu_options);
   out.measurements.push_back(cpu);
   out.measurements.push_back(gpu);
-  out.measurements.push_back(rate_of(cpu, gflop, "gemm.cpu_gflops", "CPU GEMM rate", "GFLOP/s"));
-  out.measurements.push_back(rate_of(gpu, gflop, "gemm.gpu_gflops", "GPU GEMM rate", "GFLOP/s"));
+  // GFLOP over milliseconds is TFLOP/s: scale to GFLOP/s.
+  out.measurements.push_back(
+      rate_of(cpu, gflop * 1e3, "gemm.cpu_gflops", "CPU GEMM rate", "GFLOP/s"));
+  out.measurements.push_back(
+      rate_of(gpu, gflop * 1e3, "gemm.gpu_gflops", "GPU GEMM rate", "GFLOP/s"));
   out.parameters.emplace_back("gemm.shape", format_gemm(p.cpu_gemm));
   out.parameters.emplace_back("gemm.cpu", cpu_gemm_name());
 }
@@ -113,18 +119,15 @@ void fill(const Params& p, ExperimentResult& out, Stream& stream) {
     return [&, normal] {
       stream.sync();
       const double t0 = now_us();
-      std::vector<float> host(count);  // a fresh CPU tensor, as the factory makes one
+      // A fresh CPU tensor (a new allocation, so its pages fault in as PyTorch's do), filled
+      // by the algorithm PyTorch's CPU factory runs.
+      std::unique_ptr<float[]> host(new float[count]);
       if (normal) {
-        // Box-Muller on 24-bit uniforms, two normals per pair.
-        for (size_t i = 0; i + 1 < count; i += 2) {
-          const float u1 = (static_cast<float>(rng() >> 8) + 1.0f) * (1.0f / 16777217.0f);
-          const float u2 = static_cast<float>(rng() >> 8) * (1.0f / 16777216.0f);
-          const float r = std::sqrt(-2.0f * std::log(u1));
-          host[i] = r * std::cos(6.2831853f * u2);
-          host[i + 1] = r * std::sin(6.2831853f * u2);
-        }
+        fill_normal(host.get(), count, rng);
+      } else {
+        fill_zeros(host.get(), count);
       }
-      GPULINT_CUDA(cudaMemcpyAsync(device.get(), host.data(), count * sizeof(float),
+      GPULINT_CUDA(cudaMemcpyAsync(device.get(), host.get(), count * sizeof(float),
                                    cudaMemcpyHostToDevice, stream.get()));
       stream.sync();
       return (now_us() - t0) / 1000.0;
