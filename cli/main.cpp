@@ -21,6 +21,8 @@ int run(int argc, char** argv) {
       add_rules(app),
       add_explain(app),
       add_verify(app),
+      add_doctor(app),
+      add_watch(app),
   };
 
   // `gpulint PATH...` means `gpulint check PATH...`: insert the subcommand unless the first

@@ -17,5 +17,7 @@ Subcommand add_check(CLI::App& app);
 Subcommand add_rules(CLI::App& app);
 Subcommand add_explain(CLI::App& app);
 Subcommand add_verify(CLI::App& app);
+Subcommand add_doctor(CLI::App& app);
+Subcommand add_watch(CLI::App& app);
 
 }  // namespace gpulint
