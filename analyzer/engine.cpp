@@ -8,7 +8,11 @@
 #include <thread>
 
 #include <filesystem>
+#include <map>
+#include <set>
+
 #include "analyzer/core/language.h"
+#include "analyzer/core/module_index.h"
 #include "analyzer/core/suppressions.h"
 #include "analyzer/deps/front_end.h"
 #include "analyzer/python/front_end.h"
@@ -38,12 +42,64 @@ class CollectingSink : public Sink {
   std::vector<Finding> findings;
 };
 
+// What a file's step loops reach in other modules, for the linker.
+struct Links {
+  struct Call {
+    std::string module;  // as the file imports it
+    ExternalCaller caller;
+  };
+  struct LoaderUse {
+    std::string module;
+    std::string function;
+  };
+  std::vector<Call> calls;             // per-step calls of imported functions
+  std::vector<LoaderUse> loader_uses;  // imported functions whose result a step loop iterates
+  bool cuda = false;                   // the file runs on a CUDA device
+};
+
 struct FileOutcome {
   std::vector<Diagnostic> diagnostics;
   std::optional<FileError> error;
+  Links links;
 };
 
-FileOutcome lint_path(const std::string& path, const RuleSet& rules) {
+Links links_of(const SourceFile& file, const StepModel& model) {
+  Links links;
+  links.cuda = model.cuda_context();
+  for (const ImportedCall& call : model.imported_calls) {
+    StepContext context = model.step_context(call.scope);
+    if (!context.per_step()) continue;
+    ExternalCaller caller;
+    caller.function = call.symbol;
+    caller.call_site = locate(file, call.span);
+    if (context.external) {
+      caller.via = context.external->via;
+      caller.via.push_back(context.external->call_site);
+    }
+    for (Span span : context.via) caller.via.push_back(locate(file, span));
+    caller.training = context.external    ? context.external->training
+                      : context.loop >= 0 ? model.loops[context.loop].kind == LoopKind::Training
+                                          : true;
+    caller.interval_guarded = context.interval_guarded;
+    caller.every_step = context.every_step;
+    caller.regions = context.regions;
+    links.calls.push_back({call.module, std::move(caller)});
+  }
+  if (model.has_training_loop()) {
+    for (const ImportedLoader& use : model.imported_loaders) {
+      const LoopKind kind = model.loops[use.loop].kind;
+      if (kind == LoopKind::Training || kind == LoopKind::Evaluation)
+        links.loader_uses.push_back({use.module, use.symbol});
+    }
+  }
+  return links;
+}
+
+StepModel build_model(const SourceFile& file, const Inbound& inbound);
+std::vector<Diagnostic> lint_model(const SourceFile& file, const StepModel& model,
+                                   const RuleSet& rule_set);
+
+FileOutcome lint_path(const std::string& path, const RuleSet& rules, const Inbound& inbound) {
   FileOutcome outcome;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -72,7 +128,10 @@ FileOutcome lint_path(const std::string& path, const RuleSet& rules) {
                                         ", column " + std::to_string(at.column) + "); skipped"};
     return outcome;
   }
-  outcome.diagnostics = lint_source(SourceFile(path, std::move(bytes)), rules);
+  const SourceFile file(path, std::move(bytes));
+  const StepModel model = build_model(file, inbound);
+  outcome.diagnostics = lint_model(file, model, rules);
+  outcome.links = links_of(file, model);
   return outcome;
 }
 
@@ -101,17 +160,15 @@ void report_unused_suppressions(const SourceFile& file, const std::vector<const 
   }
 }
 
-}  // namespace
-
-std::vector<Diagnostic> lint_source(const SourceFile& file, const std::vector<const Rule*>& rules) {
-  return lint_source(file, RuleSet{rules, {}, {}});
+StepModel build_model(const SourceFile& file, const Inbound& inbound) {
+  const std::string filename = std::filesystem::path(file.path()).filename().string();
+  if (is_dependency_file(filename)) return deps::build_model(file.text());
+  return python::build_model(file.text(), inbound);
 }
 
-std::vector<Diagnostic> lint_source(const SourceFile& file, const RuleSet& rule_set) {
+std::vector<Diagnostic> lint_model(const SourceFile& file, const StepModel& model,
+                                   const RuleSet& rule_set) {
   const std::vector<const Rule*>& rules = rule_set.rules;
-  const std::string filename = std::filesystem::path(file.path()).filename().string();
-  StepModel model = is_dependency_file(filename) ? deps::build_model(file.text())
-                                                 : python::build_model(file.text());
   Suppressions suppressions = Suppressions::parse(file, model.comments);
   std::vector<Diagnostic> out;
   for (const Rule* rule : rules) {
@@ -136,6 +193,8 @@ std::vector<Diagnostic> lint_source(const SourceFile& file, const RuleSet& rule_
       d.location = std::move(location);
       for (auto& [span, message] : f.related)
         d.related.push_back({locate(file, span), std::move(message)});
+      std::move(f.related_elsewhere.begin(), f.related_elsewhere.end(),
+                std::back_inserter(d.related));
       d.fix = locate_edits(file, std::move(f.fix));
       out.push_back(std::move(d));
     }
@@ -143,6 +202,62 @@ std::vector<Diagnostic> lint_source(const SourceFile& file, const RuleSet& rule_
   report_unused_suppressions(file, rules, suppressions, out);
   std::sort(out.begin(), out.end(), diagnostic_less);
   return out;
+}
+
+// Cross-module analysis: each file's links name functions of other files that its step loops
+// reach; those files are analysed again knowing it, until nothing new is learnt (a helper of a
+// helper takes one more round). Only the files that learn something are parsed again, so a
+// run of unrelated files costs one pass. Inbound facts are sorted, so the result does not
+// depend on the order files finished in.
+template <typename LintSome>
+void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome>& outcomes,
+                  std::vector<Inbound>& inbound, LintSome&& lint_some) {
+  constexpr int kMaxRounds = 8;
+  const ModuleIndex index(paths);
+  for (int round = 0; round < kMaxRounds; ++round) {
+    std::vector<std::map<std::string, ExternalCaller>> callers(paths.size());
+    std::vector<std::set<std::string>> loaders(paths.size());
+    std::vector<uint8_t> cuda(paths.size(), 0);
+    for (size_t from = 0; from < paths.size(); ++from) {
+      for (const Links::Call& call : outcomes[from].links.calls) {
+        const int32_t to = index.resolve(paths[from], call.module);
+        if (to < 0 || static_cast<size_t>(to) == from) continue;
+        const Location& at = call.caller.call_site;
+        std::string key =
+            call.caller.function + '\0' + at.path + '\0' + std::to_string(at.span.begin);
+        callers[to].emplace(std::move(key), call.caller);
+        cuda[to] |= outcomes[from].links.cuda;
+      }
+      for (const Links::LoaderUse& use : outcomes[from].links.loader_uses) {
+        const int32_t to = index.resolve(paths[from], use.module);
+        if (to < 0 || static_cast<size_t>(to) == from) continue;
+        loaders[to].insert(use.function);
+        cuda[to] |= outcomes[from].links.cuda;
+      }
+    }
+    std::vector<size_t> changed;
+    for (size_t i = 0; i < paths.size(); ++i) {
+      Inbound next;
+      for (auto& [key, caller] : callers[i]) next.callers.push_back(std::move(caller));
+      next.loader_functions.assign(loaders[i].begin(), loaders[i].end());
+      next.cuda = cuda[i] != 0;
+      if (next == inbound[i]) continue;
+      inbound[i] = std::move(next);
+      changed.push_back(i);
+    }
+    if (changed.empty()) return;
+    lint_some(changed);
+  }
+}
+
+}  // namespace
+
+std::vector<Diagnostic> lint_source(const SourceFile& file, const std::vector<const Rule*>& rules) {
+  return lint_source(file, RuleSet{rules, {}, {}});
+}
+
+std::vector<Diagnostic> lint_source(const SourceFile& file, const RuleSet& rule_set) {
+  return lint_model(file, build_model(file, {}), rule_set);
 }
 
 LintResult lint_files(const std::vector<std::string>& paths, const LintOptions& options) {
@@ -154,15 +269,25 @@ LintResult lint_files(const std::vector<std::string>& paths, const LintOptions& 
     const RuleSet* own = options.rule_set_for ? options.rule_set_for(path) : nullptr;
     return own != nullptr ? *own : defaults;
   };
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next++; i < paths.size(); i = next++)
-      outcomes[i] = lint_path(paths[i], rule_set_of(paths[i]));
+  std::vector<Inbound> inbound(paths.size());
+  auto lint_all = [&](const std::vector<size_t>& which) {
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i = next++; i < which.size(); i = next++) {
+        const std::string& path = paths[which[i]];
+        outcomes[which[i]] = lint_path(path, rule_set_of(path), inbound[which[i]]);
+      }
+    };
+    std::vector<std::thread> threads;
+    const unsigned n = std::min<unsigned>(jobs, std::max<size_t>(1, which.size()));
+    for (unsigned t = 1; t < n; ++t) threads.emplace_back(work);
+    work();
+    for (std::thread& t : threads) t.join();
   };
-  std::vector<std::thread> threads;
-  for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(work);
-  work();
-  for (std::thread& t : threads) t.join();
+  std::vector<size_t> all(paths.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  lint_all(all);
+  link_modules(paths, outcomes, inbound, lint_all);
 
   LintResult result;
   result.files_checked = paths.size();

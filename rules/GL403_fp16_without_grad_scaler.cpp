@@ -42,6 +42,7 @@ for x, y in loader:
 bool in_training(const StepModel& m, const Autocast& a) {
   StepContext context = m.step_context(a.scope);
   if (context.hook) return true;
+  if (context.external) return context.external->training;
   if (context.loop >= 0 && m.loops[context.loop].kind == LoopKind::Training) return true;
   return std::any_of(m.loops.begin(), m.loops.end(), [&](const Loop& loop) {
     if (loop.kind != LoopKind::Training) return false;

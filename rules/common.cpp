@@ -5,12 +5,20 @@
 namespace gpulint::rules {
 
 std::string step_place(const StepModel& model, const StepContext& context) {
+  if (context.external) {
+    return context.external->training ? "the training loop" : "the evaluation loop";
+  }
   if (context.loop < 0) return "a per-step hook";
   return model.loops[context.loop].kind == LoopKind::Training ? "the training loop"
                                                               : "the evaluation loop";
 }
 
 std::string via_suffix(const StepContext& context) {
+  if (context.external) {
+    const ExternalCaller& caller = *context.external;
+    const std::string& path = caller.via.empty() ? caller.call_site.path : caller.via.front().path;
+    return " (in a helper called from it in " + path.substr(path.rfind('/') + 1) + ")";
+  }
   return context.via.empty() ? "" : " (in a helper called from it)";
 }
 

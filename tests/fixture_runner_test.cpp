@@ -77,13 +77,19 @@ std::string case_name(const std::string& relative) {
 
 constexpr std::string_view kRealistic = "fixtures/python/realistic/";
 
+// Folders whose subfolders are multi-module projects.
+constexpr std::string_view kProjectParents[] = {kRealistic, "fixtures/python/cross_module/"};
+
 // The project folder of a fixture (`fixtures/python/realistic/proj_detect`), or empty for a
 // fixture that is linted alone.
 std::string project_of(const std::string& relative) {
-  if (relative.compare(0, kRealistic.size(), kRealistic) != 0) return {};
-  const size_t slash = relative.find('/', kRealistic.size());
-  if (slash == std::string::npos) return {};
-  return relative.substr(0, slash);
+  for (std::string_view parent : kProjectParents) {
+    if (relative.compare(0, parent.size(), parent) != 0) continue;
+    const size_t slash = relative.find('/', parent.size());
+    if (slash == std::string::npos) return {};
+    return relative.substr(0, slash);
+  }
+  return {};
 }
 
 // The fixtures linted together with `relative` (itself included), sorted.

@@ -34,6 +34,8 @@ struct Location {
   Span span;
   Position start;
   Position end;
+
+  friend bool operator==(const Location&, const Location&) = default;
 };
 
 // Another place that explains a finding, e.g. the call site that makes a helper per-step.

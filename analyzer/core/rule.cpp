@@ -3,10 +3,16 @@
 namespace gpulint {
 
 void add_call_sites(Finding& finding, const StepContext& context) {
-  for (size_t i = 0; i < context.via.size(); ++i) {
-    finding.related.emplace_back(context.via[i],
-                                 i == 0 ? "called from the step loop here" : "which calls it here");
+  constexpr const char* kFirst = "called from the step loop here";
+  constexpr const char* kNext = "which calls it here";
+  if (context.external) {
+    for (const Location& at : context.external->via)
+      finding.related_elsewhere.push_back({at, finding.related_elsewhere.empty() ? kFirst : kNext});
+    finding.related_elsewhere.push_back(
+        {context.external->call_site, finding.related_elsewhere.empty() ? kFirst : kNext});
   }
+  for (size_t i = 0; i < context.via.size(); ++i)
+    finding.related.emplace_back(context.via[i], i == 0 && !context.external ? kFirst : kNext);
 }
 
 }  // namespace gpulint

@@ -35,6 +35,8 @@ struct Finding {
   std::string message;
   std::vector<std::pair<Span, std::string>> related;
   std::optional<Fix> fix;
+  // In other files: the call site in another module. Initialised so rules may leave it out.
+  std::vector<Related> related_elsewhere = {};
 };
 
 // Where a rule puts its findings; the engine turns them into diagnostics.

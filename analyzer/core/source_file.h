@@ -13,6 +13,8 @@ namespace gpulint {
 struct Position {
   uint32_t line = 1;
   uint32_t column = 1;
+
+  friend bool operator==(const Position&, const Position&) = default;
 };
 
 // The bytes of one file and its line index. Immutable once built.

@@ -192,6 +192,15 @@ StepContext StepModel::context_of_function(int32_t function) const {
       context.via.push_back(call.span);
       if (rank(context) > rank(best)) best = std::move(context);
     }
+    for (const ExternalCaller& caller : external_callers) {
+      if (caller.index != function) continue;
+      StepContext context;
+      context.external = &caller;
+      context.interval_guarded = caller.interval_guarded;
+      context.every_step = caller.every_step;
+      context.regions = caller.regions;
+      if (rank(context) > rank(best)) best = std::move(context);
+    }
   }
   function_context_busy_[function] = 0;
   function_context_[function] = best;
@@ -217,20 +226,24 @@ uint8_t StepModel::enclosing_regions(ScopeId scope) const {
 }
 
 bool StepModel::cuda_context() const {
-  return framework_gpu || std::any_of(moves.begin(), moves.end(), [](const DeviceMove& m) {
-           return m.target != DeviceTarget::Cpu;
-         });
+  return framework_gpu ||
+         std::any_of(moves.begin(), moves.end(),
+                     [](const DeviceMove& m) { return m.target != DeviceTarget::Cpu; }) ||
+         cuda_elsewhere;
 }
 
 bool StepModel::has_training_loop() const {
   return std::any_of(loops.begin(), loops.end(),
                      [](const Loop& l) { return l.kind == LoopKind::Training; }) ||
          std::any_of(functions.begin(), functions.end(),
-                     [](const Function& f) { return f.per_step_hook; });
+                     [](const Function& f) { return f.per_step_hook; }) ||
+         std::any_of(external_callers.begin(), external_callers.end(),
+                     [](const ExternalCaller& c) { return c.training; });
 }
 
 bool StepModel::loader_in_training_file(const Loader& loader) const {
-  if (loader.returned_from_hook || loader.handed_to_trainer) return true;
+  if (loader.returned_from_hook || loader.handed_to_trainer || loader.feeds_step_loop_elsewhere)
+    return true;
   if (!has_training_loop()) return false;
   if (loader.iterated) {
     const int32_t index = static_cast<int32_t>(&loader - loaders.data());

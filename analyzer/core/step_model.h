@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/core/diagnostic.h"
 #include "analyzer/core/span.h"
 
 namespace gpulint {
@@ -56,6 +57,47 @@ struct Function {
   Span name_span;
   ScopeId scope = kNoScope;    // the function's own scope
   bool per_step_hook = false;  // Lightning training_step, HF Trainer compute_loss, ...
+};
+
+// A call of a function another module defines, as this file's imports name it:
+// `log_metrics(...)` after `from .utils import log_metrics`, `engine.step(...)` after
+// `import engine`. The engine resolves it against the other files of the run.
+struct ImportedCall {
+  std::string module;  // as imported: `pkg.utils`, `.utils`
+  std::string symbol;  // the function's name there
+  Span span;
+  ScopeId scope = kNoScope;
+};
+
+// A loop over what an imported function returned: `loader = make_loader(); for b in loader:`.
+struct ImportedLoader {
+  std::string module;
+  std::string symbol;
+  int32_t loop = -1;
+};
+
+// A step loop in another file of the run calls a module-level function of this one.
+struct ExternalCaller {
+  std::string function;
+  int32_t index = -1;         // into functions; the front end resolves `function`
+  Location call_site;         // in the caller's file
+  std::vector<Location> via;  // from the step loop to `call_site`, when that is in a helper
+  bool training = true;       // the caller's step loop trains (else it evaluates)
+  bool interval_guarded = false;
+  bool every_step = true;
+  uint8_t regions = kRegionNone;
+
+  friend bool operator==(const ExternalCaller&, const ExternalCaller&) = default;
+};
+
+// What the other files of a run say about this one, gathered by the engine's linker and
+// handed to the front end, which resolves the names.
+struct Inbound {
+  std::vector<ExternalCaller> callers;
+  std::vector<std::string> loader_functions;  // their returned loader feeds a step loop
+  bool cuda = false;                          // one of those files runs on a CUDA device
+
+  friend bool operator==(const Inbound&, const Inbound&) = default;
 };
 
 // A call of a function defined in the same file.
@@ -129,7 +171,8 @@ struct Loader {
   bool returned_from_hook = false;  // a Lightning *_dataloader hook
   bool read_once = false;           // next(iter(loader)) outside loops
   bool dataset_on_device = false;
-  bool batch_sampler = false;  // batch_sampler= given: batch_size does not apply
+  bool batch_sampler = false;              // batch_sampler= given: batch_size does not apply
+  bool feeds_step_loop_elsewhere = false;  // returned to another file's step loop
 };
 
 enum class DeviceTarget : uint8_t { Cpu, Cuda, MaybeCuda };
@@ -288,8 +331,9 @@ struct StepContext {
   bool every_step = false;        // under no branch but rank branches
   uint8_t regions = kRegionNone;  // regions between the scope and the step loop
   std::vector<Span> via;          // call sites from the step loop inwards, when in a helper
+  const ExternalCaller* external = nullptr;  // the step loop is in another file
 
-  bool per_step() const { return loop >= 0 || hook; }
+  bool per_step() const { return loop >= 0 || hook || external != nullptr; }
 };
 
 class StepModel {
@@ -317,6 +361,10 @@ class StepModel {
   std::vector<Model> models;
   std::vector<CpuTorchPin> cpu_torch_pins;
   std::vector<Import> imports;
+  std::vector<ImportedCall> imported_calls;
+  std::vector<ImportedLoader> imported_loaders;
+  std::vector<ExternalCaller> external_callers;  // resolved; their `index` is valid
+  bool cuda_elsewhere = false;  // a CUDA file of the run runs this one's step code or loaders
   std::vector<Span> autocast_regions_outside_loops;
   std::vector<Comment> comments;
   std::vector<ParseError> parse_errors;

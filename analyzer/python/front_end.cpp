@@ -6,6 +6,7 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -208,7 +209,8 @@ struct ModelDtype {
 
 class Builder {
  public:
-  explicit Builder(std::string_view src) : src_(src), s_(symbols()) {}
+  Builder(std::string_view src, const Inbound& inbound)
+      : src_(src), s_(symbols()), inbound_(inbound) {}
 
   StepModel build() {
     std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
@@ -251,10 +253,16 @@ class Builder {
   std::unordered_map<std::string, int32_t> loader_names_;       // name -> loader
   std::unordered_map<std::string, int32_t> loader_iter_names_;  // it = iter(loader)
   std::unordered_map<std::string, int32_t> loader_functions_;   // def f(): return DataLoader
-  std::unordered_map<std::string, int64_t> constants_;          // module-level NAME = literal
+  // def f(): return train, val
+  std::unordered_map<std::string, std::vector<int32_t>> tuple_loader_functions_;
+  const Inbound& inbound_;
+  std::unordered_map<std::string, int64_t> constants_;  // module-level NAME = literal
   std::unordered_map<std::string, std::vector<std::pair<TSNode, bool>>> dicts_;  // kwargs dicts
   std::unordered_map<std::string, int32_t> function_by_name_;                    // `f` or `Class.f`
   std::vector<PendingCall> pending_calls_;
+  std::vector<PendingCall> pending_dotted_calls_;  // `engine.step(...)`: maybe an imported module
+  std::unordered_map<std::string, std::string> call_results_;           // `x = f(...)`: x -> f
+  std::vector<std::pair<std::string, int32_t>> iterated_call_results_;  // (f, loop)
   std::vector<PendingConvert> pending_converts_;
   std::vector<PendingInput> pending_inputs_;
   std::vector<ModelDtype> model_dtypes_;
@@ -647,6 +655,8 @@ class Builder {
     std::vector<std::string> names;
     read_names(iterable, names);
     for (const std::string& name : names) {
+      if (auto result = call_results_.find(name); result != call_results_.end())
+        iterated_call_results_.emplace_back(result->second, loop);
       auto it = loader_names_.find(name);
       if (it == loader_names_.end()) it = loader_iter_names_.find(name);
       if (it != loader_iter_names_.end() && it != loader_names_.end()) {
@@ -967,6 +977,9 @@ class Builder {
       }
       if (single && loader_functions_.count(callee)) {
         loader_names_[name] = loader_functions_[callee];
+      } else if (!callee.empty()) {
+        // `train, val = make_loaders()`: each name holds part of what the call returned.
+        for (const std::string& t : names) call_results_[t] = callee;
       }
       if (tail == "Event" || tail == "Stream" || tail == "current_stream" ||
           tail == "default_stream") {
@@ -1171,6 +1184,14 @@ class Builder {
     if (null(value)) return;
     // A project helper returning an autocast context: `with mixed_precision():` is AMP.
     if (contains_text(value, "autocast")) autocast_names_.insert(m_.functions[function_].name);
+    if (is(value, s_.expression_list) || is(value, s_.tuple)) {
+      // `return train, val`: another module may unpack and iterate them.
+      for_each_child(value, [&](TSNode element) {
+        if (auto it = loader_names_.find(dotted(element)); it != loader_names_.end())
+          tuple_loader_functions_[m_.functions[function_].name].push_back(it->second);
+      });
+      return;
+    }
     int32_t loader = -1;
     if (is(value, s_.call) && !m_.loaders.empty() && m_.loaders.back().call == span(value)) {
       loader = static_cast<int32_t>(m_.loaders.size() - 1);
@@ -1317,6 +1338,8 @@ class Builder {
       pending_calls_.push_back({callee, {}, span(n), scope_, has_loop_data(args)});
     } else if (callee.starts_with("self.") && std::count(callee.begin(), callee.end(), '.') == 1) {
       pending_calls_.push_back({callee, class_name_, span(n), scope_, has_loop_data(args)});
+    } else if (!callee.empty() && !callee.starts_with("self.")) {
+      pending_dotted_calls_.push_back({callee, {}, span(n), scope_, false});
     }
     if (!callee.empty()) note_model_inputs(n, callee, args);
   }
@@ -1815,6 +1838,29 @@ class Builder {
 
   // ---- after the walk ------------------------------------------------------------------
 
+  // The module and function a call names through this file's imports: `log(...)` after
+  // `from .utils import log`, `engine.step(...)` after `import engine` or
+  // `from pkg import engine`. Torch and other libraries resolve too; the engine drops what no
+  // analysed file defines.
+  std::optional<std::pair<std::string, std::string>> imported_target(
+      const std::string& callee) const {
+    const size_t dot = callee.find('.');
+    const std::string head = callee.substr(0, dot);
+    for (auto it = m_.imports.rbegin(); it != m_.imports.rend(); ++it) {
+      if (it->local != head) continue;
+      if (dot == std::string::npos) {
+        if (it->symbol.empty()) return std::nullopt;  // `import f; f()`: a module is not called
+        return std::make_pair(it->module, it->symbol);
+      }
+      std::string module = it->module;
+      if (!it->symbol.empty()) module += (module.ends_with('.') ? "" : ".") + it->symbol;
+      const size_t last = callee.rfind('.');
+      if (last > dot) module += callee.substr(dot, last - dot);
+      return std::make_pair(module, callee.substr(last + 1));
+    }
+    return std::nullopt;
+  }
+
   void finish() {
     // Calls of functions defined in this file, now that every definition is known.
     for (const PendingCall& call : pending_calls_) {
@@ -1822,9 +1868,32 @@ class Builder {
       if (key.starts_with("self.")) key = call.klass + "." + key.substr(5);
       if (auto it = function_by_name_.find(key); it != function_by_name_.end()) {
         m_.calls.push_back({it->second, call.span, call.scope});
-      } else if (call.loop_data &&
-                 (model_names_.count(call.callee) || (call.callee == "self" && false))) {
+      } else if (call.loop_data && model_names_.count(call.callee)) {
         m_.events.push_back({StepEventKind::ModelCall, call.span, call.scope, call.callee});
+      } else if (auto target = imported_target(call.callee)) {
+        m_.imported_calls.push_back({target->first, target->second, call.span, call.scope});
+      }
+    }
+    for (const PendingCall& call : pending_dotted_calls_) {
+      if (auto target = imported_target(call.callee))
+        m_.imported_calls.push_back({target->first, target->second, call.span, call.scope});
+    }
+    for (const auto& [callee, loop] : iterated_call_results_) {
+      if (auto target = imported_target(callee))
+        m_.imported_loaders.push_back({target->first, target->second, loop});
+    }
+    for (const ExternalCaller& caller : inbound_.callers) {
+      auto it = function_by_name_.find(caller.function);
+      if (it == function_by_name_.end()) continue;
+      m_.external_callers.push_back(caller);
+      m_.external_callers.back().index = it->second;
+    }
+    m_.cuda_elsewhere = inbound_.cuda;
+    for (const std::string& name : inbound_.loader_functions) {
+      if (auto it = loader_functions_.find(name); it != loader_functions_.end())
+        m_.loaders[it->second].feeds_step_loop_elsewhere = true;
+      if (auto it = tuple_loader_functions_.find(name); it != tuple_loader_functions_.end()) {
+        for (int32_t loader : it->second) m_.loaders[loader].feeds_step_loop_elsewhere = true;
       }
     }
     for (const PendingConvert& c : pending_converts_) {
@@ -1897,8 +1966,8 @@ class Builder {
 
 }  // namespace
 
-StepModel build_model(std::string_view text) {
-  Builder builder(text);
+StepModel build_model(std::string_view text, const Inbound& inbound) {
+  Builder builder(text, inbound);
   return builder.build();
 }
 

@@ -8,6 +8,7 @@ namespace gpulint::python {
 
 // Parses Python source once with tree-sitter and lowers it, in one walk, into the step model.
 // Never throws on bad input: syntax errors become ParseError facts and the rest is analysed.
-StepModel build_model(std::string_view text);
+// `inbound` carries what the other files of the run found about this one (the engine links).
+StepModel build_model(std::string_view text, const Inbound& inbound = {});
 
 }  // namespace gpulint::python
