@@ -14,6 +14,7 @@
 #include "analyzer/core/language.h"
 #include "analyzer/core/module_index.h"
 #include "analyzer/core/suppressions.h"
+#include "analyzer/cpp/front_end.h"
 #include "analyzer/deps/front_end.h"
 #include "analyzer/python/front_end.h"
 
@@ -163,6 +164,7 @@ void report_unused_suppressions(const SourceFile& file, const std::vector<const 
 StepModel build_model(const SourceFile& file, const Inbound& inbound) {
   const std::string filename = std::filesystem::path(file.path()).filename().string();
   if (is_dependency_file(filename)) return deps::build_model(file.text());
+  if (language_of(filename) == Language::Cpp) return cpp::build_model(file.text());
   return python::build_model(file.text(), inbound);
 }
 

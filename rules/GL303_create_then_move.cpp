@@ -27,7 +27,10 @@ mask = torch.zeros(batch, seq_len, device=device)
 void check(const RuleInput& in, Sink& sink) {
   for (const FactoryMove& fm : in.model.factory_moves) {
     Fix fix{"pass `device=` to the factory", Applicability::Safe, {}};
-    fix.edits.push_back(append_keyword(in.text, fm.factory_args, "device=" + fm.device));
+    // LibTorch's TensorOptions converts from a device, so C++ passes it positionally.
+    const bool cpp = in.model.language == Language::Cpp;
+    fix.edits.push_back(
+        append_keyword(in.text, fm.factory_args, cpp ? fm.device : "device=" + fm.device));
     fix.edits.push_back({fm.move, ""});
     sink.report({fm.span,
                  "`" + fm.factory_name + "(...)` is filled on the CPU and then copied to the GPU",

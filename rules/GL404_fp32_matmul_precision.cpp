@@ -37,7 +37,9 @@ void check(const RuleInput& in, Sink& sink) {
     if (use.kind != ApiKind::Tf32Disabled) continue;
     tf32_set = true;
     const bool cudnn = use.spelling.find("cudnn") != std::string::npos;
-    const std::string setting = use.spelling.ends_with("allow_tf32")
+    // C++ spells the whole call (`at::globalContext().setAllowTF32CuBLAS(false)`).
+    const std::string setting = use.spelling.ends_with(")") ? use.spelling
+                                : use.spelling.ends_with("allow_tf32")
                                     ? use.spelling + " = False"
                                     : use.spelling + "(\"highest\")";
     sink.report({use.span,

@@ -5,7 +5,7 @@
 
 namespace gpulint {
 
-enum class Language { Python, Dependencies };
+enum class Language { Python, Cpp, Dependencies };
 
 // Dependency files GL304 reads: requirements*.txt, pyproject.toml, setup.cfg,
 // environment.yml / environment.yaml.
@@ -21,6 +21,9 @@ inline bool is_dependency_file(std::string_view filename) {
 inline std::optional<Language> language_of(std::string_view filename) {
   if (is_dependency_file(filename)) return Language::Dependencies;
   if (filename.ends_with(".py")) return Language::Python;
+  for (std::string_view ext : {".cpp", ".cc", ".cxx", ".h", ".hpp"}) {
+    if (filename.ends_with(ext)) return Language::Cpp;
+  }
   return std::nullopt;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analyzer/core/diagnostic.h"
+#include "analyzer/core/language.h"
 #include "analyzer/core/span.h"
 
 namespace gpulint {
@@ -370,6 +371,9 @@ class StepModel {
   std::vector<ParseError> parse_errors;
   bool file_level_amp = false;  // Accelerator(mixed_precision=...), model.half(), ...
   bool framework_gpu = false;   // Lightning / accelerate / HF Trainer on a GPU
+  // The source language, for the few fixes whose spelling differs (`num_workers=4` against
+  // `.workers(4)`); rules judge from the facts alone.
+  Language language = Language::Python;
 
   ScopeId add_scope(ScopeKind kind, ScopeId parent, int32_t index = -1);
 

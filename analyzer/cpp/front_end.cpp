@@ -1,0 +1,961 @@
+#include "analyzer/cpp/front_end.h"
+
+#include <tree_sitter/api.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "analyzer/cpp/names.h"
+
+extern "C" const TSLanguage* tree_sitter_cpp(void);
+
+namespace gpulint::cpp {
+namespace {
+
+// Deeper nesting than this is generated code; it is reported as GL000, not walked.
+constexpr int kMaxDepth = 400;
+
+struct ParserDeleter {
+  void operator()(TSParser* p) const { ts_parser_delete(p); }
+};
+struct TreeDeleter {
+  void operator()(TSTree* t) const { ts_tree_delete(t); }
+};
+
+struct LoopState {
+  int32_t loop = -1;
+  std::unordered_set<std::string> bound;      // names declared in the loop body
+  std::unordered_set<std::string> cpu_batch;  // loader batches (and parts) not yet moved
+};
+
+struct PendingCall {
+  std::string callee;
+  Span span;
+  ScopeId scope;
+  bool has_arguments;
+};
+
+struct PendingInput {
+  std::string model;  // the model or loss called
+  UnmovedInput input;
+};
+
+class Builder {
+ public:
+  explicit Builder(std::string_view src) : src_(src) {}
+
+  StepModel build() {
+    std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
+    ts_parser_set_language(parser.get(), tree_sitter_cpp());
+    std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(
+        parser.get(), nullptr, src_.data(), static_cast<uint32_t>(src_.size())));
+    if (!tree) {
+      m_.parse_errors.push_back({{0, 0}, "the parser gave up on this file"});
+      return std::move(m_);
+    }
+    TSNode root = ts_tree_root_node(tree.get());
+    scope_ = m_.add_scope(ScopeKind::Module, kNoScope);
+    if (ts_node_has_error(root)) note_first_error(root);
+    visit_block(root, 0);
+    finish();
+    return std::move(m_);
+  }
+
+ private:
+  std::string_view src_;
+  StepModel m_;
+  ScopeId scope_ = kNoScope;
+  int32_t function_ = -1;
+  bool in_forward_ = false;
+  bool in_output_ = false;
+  bool in_move_ = false;  // inside the argument of `.to(...)`: that call reports the device
+  std::vector<LoopState> loop_stack_;
+  // model_names_: called through `forward` or otherwise used as a model; trained_names_: also
+  // handed to an optimizer or switched with train()/eval(), which makes it *the* model
+  // (RULES.md "step event"), as GL302 needs.
+  std::unordered_set<std::string> model_names_, trained_names_, optimizer_names_, loss_names_,
+      graph_names_, counter_names_;
+  std::unordered_map<std::string, DeviceTarget> device_names_;
+  std::unordered_map<std::string, int32_t> loader_names_;  // loader (or its options) -> loader
+  std::unordered_map<std::string, int32_t> function_by_name_;
+  std::unordered_map<std::string, Span> first_declaration_;
+  std::vector<PendingCall> pending_calls_;
+  std::vector<PendingInput> pending_inputs_;
+  std::vector<std::pair<ScopeId, TSNode>> pending_guards_;
+
+  // ---- small helpers -------------------------------------------------------------------
+
+  std::string_view text(TSNode n) const {
+    uint32_t b = ts_node_start_byte(n), e = ts_node_end_byte(n);
+    return src_.substr(b, e - b);
+  }
+  static Span span(TSNode n) { return {ts_node_start_byte(n), ts_node_end_byte(n)}; }
+  static bool null(TSNode n) { return ts_node_is_null(n); }
+  static bool is(TSNode n, std::string_view type) {
+    return !null(n) && std::string_view(ts_node_type(n)) == type;
+  }
+  static TSNode field(TSNode n, const char* name) {
+    return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(strlen(name)));
+  }
+  static uint32_t named_count(TSNode n) { return ts_node_named_child_count(n); }
+  static TSNode named(TSNode n, uint32_t i) { return ts_node_named_child(n, i); }
+
+  // Source text without whitespace: `torch :: zeros` and `torch::zeros` name one function.
+  std::string compact(TSNode n) const {
+    std::string out;
+    for (char c : text(n)) {
+      if (c != ' ' && c != '\n' && c != '\t' && c != '\r') out.push_back(c);
+    }
+    return out;
+  }
+
+  TSNode unparen(TSNode n) const {
+    while (is(n, "parenthesized_expression") && named_count(n) == 1) n = named(n, 0);
+    return n;
+  }
+
+  // The name a call is made through: `torch::zeros`, `printf`, `make_data_loader` (template
+  // arguments dropped); empty for method calls and anything else.
+  std::string callee_name(TSNode function) const {
+    if (is(function, "template_function")) function = field(function, "name");
+    if (is(function, "identifier") || is(function, "qualified_identifier")) {
+      std::string name = compact(function);
+      if (size_t lt = name.find('<'); lt != std::string::npos) {
+        // `torch::data::make_data_loader<Sampler>`: the template arguments are not the name.
+        if (name.find("::", lt) == std::string::npos) name.resize(lt);
+      }
+      return name;
+    }
+    return {};
+  }
+
+  // `x.item<float>()` -> `item`; `model->forward(x)` -> `forward`.
+  std::string_view method_name(TSNode function) const {
+    if (!is(function, "field_expression")) return {};
+    TSNode f = field(function, "field");
+    // `x.template item<float>()` in a template: the `template` keyword wraps the name.
+    if (is(f, "dependent_name") && named_count(f) == 1) f = named(f, 0);
+    if (is(f, "template_method")) f = field(f, "name");
+    return null(f) ? std::string_view{} : text(f);
+  }
+
+  // The plain name at the root of `a.b->c`, `(*a).b`, `a[0].b`; empty when there is none.
+  std::string root_name(TSNode n, int depth = 0) const {
+    if (null(n) || depth > 50) return {};
+    n = unparen(n);
+    if (is(n, "identifier") || is(n, "this")) return std::string(text(n));
+    if (is(n, "field_expression")) return root_name(field(n, "argument"), depth + 1);
+    if (is(n, "pointer_expression")) return root_name(field(n, "argument"), depth + 1);
+    if (is(n, "subscript_expression")) return root_name(field(n, "argument"), depth + 1);
+    return {};
+  }
+
+  bool contains(TSNode n, std::string_view needle) const {
+    return text(n).find(needle) != std::string_view::npos;
+  }
+
+  static bool mentions_cuda(std::string_view s) {
+    return s.find("kCUDA") != std::string_view::npos ||
+           s.find("\"cuda") != std::string_view::npos ||
+           s.find("DeviceType::CUDA") != std::string_view::npos;
+  }
+  static bool mentions_cpu(std::string_view s) {
+    return s.find("kCPU") != std::string_view::npos || s.find("\"cpu") != std::string_view::npos ||
+           s.find("DeviceType::CPU") != std::string_view::npos;
+  }
+
+  // Where `.to(arg)` sends a tensor; nullopt when `arg` is not a device (a dtype, options).
+  std::optional<DeviceTarget> device_of(TSNode arg) const {
+    std::string_view s = text(arg);
+    bool cuda = mentions_cuda(s), cpu = mentions_cpu(s);
+    if (cuda && cpu) return DeviceTarget::MaybeCuda;
+    if (cuda) return DeviceTarget::Cuda;
+    if (cpu) return DeviceTarget::Cpu;
+    std::string name = root_name(arg);
+    if (auto it = device_names_.find(name); it != device_names_.end()) return it->second;
+    if (name.find("device") != std::string::npos || name == "dev") return DeviceTarget::MaybeCuda;
+    return std::nullopt;
+  }
+
+  int32_t current_loop() const { return loop_stack_.empty() ? -1 : loop_stack_.back().loop; }
+
+  ScopeId open(ScopeKind kind, int32_t index = -1) {
+    ScopeId s = m_.add_scope(kind, scope_, index);
+    scope_ = s;
+    return s;
+  }
+
+  void note_first_error(TSNode root) {
+    TSTreeCursor c = ts_tree_cursor_new(root);
+    TSNode found = root;
+    // Depth-first: the first ERROR or MISSING node in source order.
+    for (bool more = true; more;) {
+      TSNode n = ts_tree_cursor_current_node(&c);
+      if (ts_node_is_error(n) || ts_node_is_missing(n)) {
+        found = n;
+        break;
+      }
+      if (ts_node_has_error(n) && ts_tree_cursor_goto_first_child(&c)) continue;
+      while (!ts_tree_cursor_goto_next_sibling(&c)) {
+        if (!ts_tree_cursor_goto_parent(&c)) {
+          more = false;
+          break;
+        }
+      }
+    }
+    ts_tree_cursor_delete(&c);
+    m_.parse_errors.push_back(
+        {span(found), ts_node_is_missing(found)
+                          ? std::string("missing `") + ts_node_type(found) + "`"
+                          : std::string("unexpected syntax")});
+  }
+
+  // ---- the walk --------------------------------------------------------------------------
+
+  void visit_children(TSNode n, int depth) {
+    for (uint32_t i = 0, count = named_count(n); i < count; ++i) visit(named(n, i), depth + 1);
+  }
+
+  // A block's statements in order: an RAII guard (`torch::NoGradGuard g;`) or
+  // `at::autocast::set_enabled(true)` covers the statements after it, up to the block's end.
+  void visit_block(TSNode n, int depth) {
+    const ScopeId saved = scope_;
+    for (uint32_t i = 0, count = named_count(n); i < count; ++i) {
+      TSNode child = named(n, i);
+      visit(child, depth + 1);
+      if (uint8_t region = region_opened_by(child)) {
+        open(ScopeKind::With);
+        m_.scopes[scope_].regions = region;
+      }
+    }
+    scope_ = saved;
+  }
+
+  uint8_t region_opened_by(TSNode stmt) const {
+    if (is(stmt, "declaration")) {
+      std::string type = compact(field(stmt, "type"));
+      if (is_no_grad_guard(type)) return kRegionNoGrad;
+      // `torch::AutoGradMode mode(false);`
+      if (last_component(type) == "AutoGradMode" && contains(stmt, "false")) return kRegionNoGrad;
+      return kRegionNone;
+    }
+    if (is(stmt, "expression_statement") && named_count(stmt) == 1) {
+      TSNode call = named(stmt, 0);
+      if (!is(call, "call_expression")) return kRegionNone;
+      std::string callee = callee_name(field(call, "function"));
+      if (is_autocast_enable(callee) && compact(field(call, "arguments")) == "(true)")
+        return kRegionAutocast;
+    }
+    return kRegionNone;
+  }
+
+  void visit(TSNode n, int depth) {
+    if (depth > kMaxDepth) {
+      if (m_.parse_errors.empty())
+        m_.parse_errors.push_back({span(n), "nesting too deep to analyse"});
+      return;
+    }
+    std::string_view type = ts_node_type(n);
+    if (type == "comment") {
+      on_comment(n);
+    } else if (type == "function_definition") {
+      on_function(n, depth);
+    } else if (type == "compound_statement") {
+      visit_block(n, depth);
+    } else if (type == "for_range_loop" || type == "for_statement" || type == "while_statement" ||
+               type == "do_statement") {
+      on_loop(n, depth);
+    } else if (type == "if_statement") {
+      on_if(n, depth);
+    } else if (type == "switch_statement") {
+      visit(field(n, "condition"), depth + 1);
+      with_branch(field(n, "body"), Guard::Data, depth);
+    } else if (type == "conditional_expression") {
+      visit(field(n, "condition"), depth + 1);
+      with_branch(field(n, "consequence"), Guard::Data, depth);
+      with_branch(field(n, "alternative"), Guard::Data, depth);
+    } else if (type == "catch_clause") {
+      const ScopeId saved = scope_;
+      open(ScopeKind::Handler);
+      visit_children(n, depth);
+      scope_ = saved;
+    } else if (type == "declaration") {
+      on_declaration(n, depth);
+    } else if (type == "call_expression") {
+      on_call(n, depth);
+    } else if (type == "binary_expression") {
+      on_binary(n, depth);
+    } else if (type == "assignment_expression") {
+      on_assignment(n, depth);
+    } else if (type == "update_expression") {
+      note_counter(field(n, "argument"));
+      visit_children(n, depth);
+    } else if (type == "qualified_identifier" || type == "identifier") {
+      // `torch::kCUDA` anywhere puts the file in CUDA context (RULES.md).
+      if (!in_move_ && last_component(text(n)) == "kCUDA")
+        m_.moves.push_back({span(n), scope_, DeviceTarget::Cuda, "", false});
+    } else {
+      visit_children(n, depth);
+    }
+  }
+
+  void on_comment(TSNode n) {
+    uint32_t b = ts_node_start_byte(n);
+    uint32_t line_start = b;
+    while (line_start > 0 && src_[line_start - 1] != '\n') --line_start;
+    bool own_line = std::all_of(src_.begin() + line_start, src_.begin() + b,
+                                [](char c) { return c == ' ' || c == '\t'; });
+    m_.comments.push_back({span(n), own_line});
+  }
+
+  void with_branch(TSNode body, Guard guard, int depth) {
+    if (null(body)) return;
+    const ScopeId saved = scope_;
+    open(ScopeKind::Branch);
+    m_.scopes[scope_].guard = guard;
+    visit(body, depth + 1);
+    scope_ = saved;
+  }
+
+  // ---- functions ----------------------------------------------------------------------
+
+  // The declared name of a function: `forward` for `Net::forward`, `train` for `train<T>`.
+  std::string function_name(TSNode declarator, int depth = 0) const {
+    if (null(declarator) || depth > 20) return {};
+    if (is(declarator, "function_declarator"))
+      return function_name(field(declarator, "declarator"), depth + 1);
+    if (is(declarator, "reference_declarator") || is(declarator, "pointer_declarator")) {
+      TSNode inner = field(declarator, "declarator");
+      if (null(inner) && named_count(declarator) > 0)
+        inner = named(declarator, named_count(declarator) - 1);
+      return function_name(inner, depth + 1);
+    }
+    std::string name = compact(declarator);
+    return std::string(last_component(name));
+  }
+
+  void on_function(TSNode n, int depth) {
+    TSNode body = field(n, "body");
+    Function fn;
+    fn.name = function_name(field(n, "declarator"));
+    fn.span = span(n);
+    fn.name_span = span(field(n, "declarator"));
+    const int32_t index = static_cast<int32_t>(m_.functions.size());
+    const ScopeId saved = scope_;
+    const int32_t saved_function = function_;
+    const bool saved_forward = in_forward_;
+    fn.scope = open(ScopeKind::Function, index);
+    function_by_name_.emplace(fn.name, index);
+    in_forward_ = fn.name == "forward";
+    m_.functions.push_back(std::move(fn));
+    function_ = index;
+    std::vector<LoopState> saved_loops;
+    saved_loops.swap(loop_stack_);
+    if (!null(body)) visit(body, depth + 1);
+    loop_stack_.swap(saved_loops);
+    scope_ = saved;
+    function_ = saved_function;
+    in_forward_ = saved_forward;
+  }
+
+  // ---- loops and branches ---------------------------------------------------------------
+
+  void on_loop(TSNode n, int depth) {
+    const bool is_do = is(n, "do_statement");
+    TSNode body = field(n, "body");
+    Loop loop;
+    loop.span = span(n);
+    uint32_t header_end = null(body) ? ts_node_end_byte(n) : ts_node_start_byte(body);
+    if (is_do) header_end = ts_node_start_byte(n) + 2;
+    while (header_end > loop.span.begin &&
+           std::isspace(static_cast<unsigned char>(src_[header_end - 1])))
+      --header_end;
+    loop.header = {loop.span.begin, header_end};
+    loop.function = function_;
+    loop.never_step = in_forward_;
+    const int32_t index = static_cast<int32_t>(m_.loops.size());
+    m_.loops.push_back(loop);
+    const ScopeId saved = scope_;
+    // The condition and header run per iteration too, so they belong to the loop's scope.
+    m_.loops[index].scope = open(ScopeKind::Loop, index);
+    LoopState state;
+    state.loop = index;
+    if (!loop_stack_.empty()) state.cpu_batch = loop_stack_.back().cpu_batch;
+    if (is(n, "for_range_loop")) {
+      TSNode right = field(n, "right");
+      visit(right, depth + 1);
+      note_iterable(index, right, field(n, "declarator"), state);
+    } else if (is(n, "for_statement")) {
+      TSNode init = field(n, "initializer");
+      if (is(init, "declaration")) {
+        for (uint32_t i = 0, c = named_count(init); i < c; ++i) {
+          std::string name = declared_name(named(init, i));
+          if (!name.empty()) counter_names_.insert(name);
+        }
+      }
+      visit(init, depth + 1);
+      visit(field(n, "condition"), depth + 1);
+      visit(field(n, "update"), depth + 1);
+    } else {
+      visit(field(n, "condition"), depth + 1);
+    }
+    loop_stack_.push_back(std::move(state));
+    if (!null(body)) visit(body, depth + 1);
+    loop_stack_.pop_back();
+    scope_ = saved;
+  }
+
+  // `for (auto& batch : *loader)`: a loader the file builds, or a name that says it is one
+  // (a loader passed in as a parameter, as LibTorch's examples do).
+  void note_iterable(int32_t loop, TSNode right, TSNode declarator, LoopState& state) {
+    std::string name = root_name(right);
+    if (name.empty()) return;
+    auto it = loader_names_.find(name);
+    std::string lower = name;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (it == loader_names_.end() && lower.find("loader") == std::string::npos) return;
+    m_.loops[loop].iterates_loader = true;
+    if (it != loader_names_.end()) {
+      m_.loops[loop].loaders.push_back(it->second);
+      m_.loaders[it->second].iterated = true;
+    }
+    std::vector<std::string> bound;
+    binding_names(declarator, bound);
+    for (std::string& b : bound) state.cpu_batch.insert(std::move(b));
+  }
+
+  void binding_names(TSNode n, std::vector<std::string>& out, int depth = 0) const {
+    if (null(n) || depth > 20) return;
+    if (is(n, "identifier")) {
+      out.emplace_back(text(n));
+      return;
+    }
+    for (uint32_t i = 0, c = named_count(n); i < c; ++i) binding_names(named(n, i), out, depth + 1);
+  }
+
+  void on_if(TSNode n, int depth) {
+    TSNode condition = field(n, "condition");
+    visit(condition, depth + 1);
+    const ScopeId saved = scope_;
+    open(ScopeKind::Branch);
+    const ScopeId branch = scope_;
+    pending_guards_.emplace_back(branch, condition);
+    visit(field(n, "consequence"), depth + 1);
+    scope_ = saved;
+    TSNode alternative = field(n, "alternative");
+    if (!null(alternative)) with_branch(alternative, Guard::Data, depth);
+  }
+
+  // Decided at the end, once every counter (`++step` may come after the `if`) is known.
+  Guard classify_guard(TSNode condition) const {
+    std::string_view s = text(condition);
+    if (s.find("rank") != std::string_view::npos || s.find("is_main") != std::string_view::npos ||
+        s.find("master") != std::string_view::npos) {
+      return s.find('%') != std::string_view::npos ? Guard::Interval : Guard::Rank;
+    }
+    if (s.find('%') != std::string_view::npos) return Guard::Interval;
+    bool compares = s.find("==") != std::string_view::npos ||
+                    s.find('<') != std::string_view::npos || s.find('>') != std::string_view::npos;
+    return compares && mentions_counter(condition, 0) ? Guard::Interval : Guard::Data;
+  }
+
+  bool mentions_counter(TSNode n, int depth) const {
+    if (null(n) || depth > 50) return false;
+    if (is(n, "identifier")) return counter_names_.count(std::string(text(n))) > 0;
+    if (is(n, "call_expression")) return false;  // `loss.item<float>() < 0.1` is data
+    for (uint32_t i = 0, c = named_count(n); i < c; ++i)
+      if (mentions_counter(named(n, i), depth + 1)) return true;
+    return false;
+  }
+
+  void note_counter(TSNode n) {
+    std::string name = root_name(n);
+    if (!name.empty() && !loop_stack_.empty()) counter_names_.insert(name);
+  }
+
+  // ---- declarations and assignments --------------------------------------------------
+
+  std::string declared_name(TSNode declarator) const {
+    if (is(declarator, "init_declarator")) declarator = field(declarator, "declarator");
+    if (is(declarator, "function_declarator")) declarator = field(declarator, "declarator");
+    if (is(declarator, "reference_declarator") || is(declarator, "pointer_declarator")) {
+      if (named_count(declarator) > 0) declarator = named(declarator, named_count(declarator) - 1);
+    }
+    return is(declarator, "identifier") ? std::string(text(declarator)) : std::string();
+  }
+
+  void on_declaration(TSNode n, int depth) {
+    TSNode type_node = field(n, "type");
+    const std::string type = compact(type_node);
+    visit(type_node, depth + 1);
+    for (uint32_t i = 0, c = named_count(n); i < c; ++i) {
+      TSNode d = named(n, i);
+      if (ts_node_eq(d, type_node) || is(d, "type_qualifier") || is(d, "storage_class_specifier"))
+        continue;
+      std::string name = declared_name(d);
+      // `T x(args)` (a function_declarator to the grammar), `T x{args}`, `T x = value`.
+      TSNode value{}, args{};
+      if (is(d, "init_declarator")) {
+        value = field(d, "value");
+        if (is(value, "argument_list") || is(value, "initializer_list")) std::swap(value, args);
+      } else if (is(d, "function_declarator")) {
+        args = field(d, "parameters");
+      }
+      if (!null(value)) visit(value, depth + 1);
+      if (!null(args)) visit(args, depth + 1);
+      if (name.empty()) continue;
+      first_declaration_.emplace(name, span(d));
+      if (!loop_stack_.empty()) {
+        loop_stack_.back().bound.insert(name);
+        loop_stack_.back().cpu_batch.erase(name);
+      }
+      on_binding(n, name, type, value, args);
+    }
+  }
+
+  // What a name declared as `type name(args)` or `type name = value` holds.
+  void on_binding(TSNode decl, const std::string& name, const std::string& type, TSNode value,
+                  TSNode args) {
+    std::string_view init =
+        null(value) ? (null(args) ? std::string_view{} : text(args)) : text(value);
+    if (last_component(type) == "Device" ||
+        (type == "auto" && init.find("Device(") != std::string_view::npos)) {
+      bool cuda = mentions_cuda(init), cpu = mentions_cpu(init);
+      device_names_[name] = cuda && !cpu   ? DeviceTarget::Cuda
+                            : cpu && !cuda ? DeviceTarget::Cpu
+                                           : DeviceTarget::MaybeCuda;
+    }
+    if (type.find("optim::") != std::string::npos ||
+        init.find("optim::") != std::string_view::npos) {
+      optimizer_names_.insert(name);
+      note_parameters_owner(init);
+    }
+    if (is_loss_class(type)) loss_names_.insert(name);
+    if (is_module_class(type) && !null(args) && compact(args) != "{nullptr}" &&
+        compact(args) != "(nullptr)") {
+      add_module(decl, type, args);
+    }
+    if (is_loader_options(type)) {
+      int32_t loader = add_loader(decl, field(decl, "type"), args);
+      loader_names_[name] = loader;
+    }
+    if (!null(value)) {
+      // A loader, or loader options, built by this value (a chain starts where its call does).
+      if (auto it = loader_of_call_.find(ts_node_start_byte(value)); it != loader_of_call_.end())
+        loader_names_[name] = it->second;
+      if (is_graph_expr(value)) graph_names_.insert(name);
+      if (!loop_stack_.empty() && reads_cpu_batch(value)) loop_stack_.back().cpu_batch.insert(name);
+    }
+  }
+
+  // `torch::optim::SGD opt(model->parameters(), 0.01)`: `model` is trained.
+  void note_parameters_owner(std::string_view init) {
+    size_t at = init.find("parameters()");
+    if (at == std::string_view::npos) return;
+    size_t end = at;
+    while (end > 0 && (init[end - 1] == '.' || init[end - 1] == '>' || init[end - 1] == '-')) --end;
+    size_t begin = end;
+    while (begin > 0 &&
+           (std::isalnum(static_cast<unsigned char>(init[begin - 1])) || init[begin - 1] == '_'))
+      --begin;
+    if (begin < end) {
+      std::string owner(init.substr(begin, end - begin));
+      model_names_.insert(owner);
+      trained_names_.insert(std::move(owner));
+    }
+  }
+
+  // A value with autograd history: the model's output, a loss, or arithmetic on them.
+  bool is_graph_expr(TSNode n, int depth = 0) const {
+    if (null(n) || depth > 50) return false;
+    n = unparen(n);
+    if (is(n, "identifier")) return graph_names_.count(std::string(text(n))) > 0;
+    if (is(n, "call_expression")) {
+      TSNode function = field(n, "function");
+      std::string_view method = method_name(function);
+      if (method == "detach" || method == "item" || method == "cpu") return false;
+      if (method == "forward") return true;
+      std::string callee = callee_name(function);
+      if (is_loss_function(callee)) return true;
+      if (model_names_.count(callee) || loss_names_.count(callee)) return true;
+      if (!method.empty()) return is_graph_expr(field(function, "argument"), depth + 1);
+      return false;
+    }
+    if (is(n, "binary_expression"))
+      return is_graph_expr(field(n, "left"), depth + 1) ||
+             is_graph_expr(field(n, "right"), depth + 1);
+    return false;
+  }
+
+  bool reads_cpu_batch(TSNode value) const {
+    if (loop_stack_.empty()) return false;
+    value = unparen(value);
+    if (!is(value, "identifier") && !is(value, "field_expression")) return false;
+    return loop_stack_.back().cpu_batch.count(root_name(value)) > 0;
+  }
+
+  void on_assignment(TSNode n, int depth) {
+    TSNode left = field(n, "left"), right = field(n, "right");
+    visit_children(n, depth);
+    std::string_view op = text(field(n, "operator"));
+    std::string target = root_name(left);
+    if (op == "+=" || op == "-=") {
+      note_counter(left);
+      if (is_graph_expr(right)) note_accumulation(n, target, right);
+      return;
+    }
+    if (op == "=" && !target.empty()) {
+      if (is_graph_expr(right)) graph_names_.insert(target);
+      if (!loop_stack_.empty()) {
+        if (reads_cpu_batch(right)) {
+          loop_stack_.back().cpu_batch.insert(target);
+        } else {
+          loop_stack_.back().cpu_batch.erase(target);
+        }
+      }
+    }
+  }
+
+  void note_accumulation(TSNode n, const std::string& target, TSNode value) {
+    if (target.empty() || loop_stack_.empty()) return;
+    // A name declared in the loop body lives for one step only.
+    for (const LoopState& state : loop_stack_) {
+      if (state.bound.count(target)) return;
+    }
+    Accumulation a;
+    a.span = span(n);
+    a.value = span(value);
+    a.scope = scope_;
+    a.loop = current_loop();
+    a.target = target;
+    a.value_name = std::string(text(value));
+    a.carries_graph = true;
+    m_.accumulations.push_back(std::move(a));
+  }
+
+  // ---- expressions ---------------------------------------------------------------------
+
+  // `std::cout << a << b`: one output, reported at its outermost `<<`.
+  void on_binary(TSNode n, int depth) {
+    if (text(field(n, "operator")) == "<<" && !in_output_) {
+      TSNode left = n;
+      while (is(left, "binary_expression") && text(field(left, "operator")) == "<<")
+        left = field(left, "left");
+      std::string stream = compact(left);
+      if (is_console_stream(stream)) {
+        m_.outputs.push_back({OutputKind::Console, span(n), scope_, stream});
+        in_output_ = true;
+        visit_children(n, depth);
+        in_output_ = false;
+        return;
+      }
+    }
+    visit_children(n, depth);
+  }
+
+  void on_call(TSNode n, int depth) {
+    TSNode function = field(n, "function");
+    TSNode args = field(n, "arguments");
+    const std::string callee = callee_name(function);
+    const std::string_view method = method_name(function);
+    const uint32_t argc = null(args) ? 0 : named_count(args);
+    if (!method.empty()) {
+      on_method_call(n, function, method, args, depth);
+      return;
+    }
+    bool output = is_printf(callee);
+    if (output) m_.outputs.push_back({OutputKind::Console, span(n), scope_, callee});
+    if (is_synchronize(callee)) add_sync(n, SyncKind::Synchronize, callee + "()");
+    if (is_empty_cache(callee)) add_sync(n, SyncKind::EmptyCache, callee + "()");
+    if (is_dynamic_shape(callee)) m_.dynamic_shapes.push_back({span(n), scope_, callee + "()"});
+    if (is_module_class(callee)) add_module(n, callee, args);
+    if (is_make_data_loader(callee)) on_make_data_loader(n, args);
+    if (is_loader_options(callee)) note_options_chain(n);
+    if (last_component(callee) == "set_enabled" &&
+        callee.find("AnomalyMode") != std::string::npos && compact(args) == "(true)") {
+      add_api(ApiKind::DetectAnomaly, n, compact(n));
+    }
+    if ((callee == "setenv" || callee == "::setenv") &&
+        contains(args, "\"CUDA_LAUNCH_BLOCKING\"") && argc >= 2 &&
+        text(named(args, 1)) == "\"1\"") {
+      add_api(ApiKind::LaunchBlocking, n, compact(n));
+    }
+    if (!callee.empty() && callee.find("::") == std::string::npos)
+      pending_calls_.push_back({callee, span(n), scope_, argc > 0});
+    if (argc > 0 &&
+        (model_names_.count(callee) || loss_names_.count(callee) || is_loss_function(callee)))
+      note_model_inputs(args, callee);
+    const bool saved = in_output_;
+    in_output_ |= output;
+    visit_children(n, depth);
+    in_output_ = saved;
+  }
+
+  void on_method_call(TSNode n, TSNode function, std::string_view method, TSNode args, int depth) {
+    TSNode receiver = field(function, "argument");
+    const std::string recv = root_name(receiver);
+    const uint32_t argc = null(args) ? 0 : named_count(args);
+    if (method == "item") {
+      std::string spelling = compact(field(function, "field"));
+      if (spelling.starts_with("template")) spelling.erase(0, 8);
+      add_sync(n, SyncKind::Item, "." + spelling + "()");
+    }
+    if (method == "cpu" && argc == 0) add_sync(n, SyncKind::HostCopy, ".cpu()");
+    if (method == "synchronize" && argc == 0) add_sync(n, SyncKind::Synchronize, ".synchronize()");
+    if (method == "backward") m_.events.push_back({StepEventKind::Backward, span(n), scope_, ""});
+    if (method == "step" &&
+        (optimizer_names_.count(recv) || recv.find("optim") != std::string::npos))
+      m_.events.push_back({StepEventKind::OptimizerStep, span(n), scope_, ""});
+    if (method == "forward" && !recv.empty() && recv != "this" && !in_forward_) {
+      model_names_.insert(recv);
+      m_.events.push_back({StepEventKind::ModelCall, span(n), scope_, recv});
+      if (argc > 0) note_model_inputs(args, recv);
+    }
+    if ((method == "train" || method == "eval" || method == "parameters") && !recv.empty() &&
+        is(field(function, "operator"), "->")) {
+      model_names_.insert(recv);
+      trained_names_.insert(recv);
+    }
+    if (method == "nonzero" || method == "masked_select" || method == "unique")
+      m_.dynamic_shapes.push_back({span(n), scope_, "." + std::string(method) + "()"});
+    if (method == "index" && contains(args, "mask"))
+      m_.dynamic_shapes.push_back({span(n), scope_, ".index()"});
+    if (method == "setAllowTF32CuBLAS" && argc == 1) {
+      std::string_view v = text(named(args, 0));
+      if (v == "false") add_api(ApiKind::Tf32Disabled, n, compact(n));
+      if (v == "true") add_api(ApiKind::Tf32Enabled, n, compact(n));
+    }
+    if ((method == "workers" || method == "batch_size") && argc == 1) {
+      if (auto it = loader_names_.find(recv);
+          it != loader_names_.end() && is(receiver, "identifier"))
+        set_option(m_.loaders[it->second], method, named(args, 0));
+    }
+    if (method == "cuda" && argc == 0)
+      on_move(n, function, DeviceTarget::Cuda, "torch::kCUDA", false);
+    if (method == "to" && argc >= 1) {
+      if (auto target = device_of(named(args, 0))) {
+        bool non_blocking = argc >= 2 && text(named(args, 1)) == "true";
+        on_move(n, function, *target, std::string(text(named(args, 0))), non_blocking);
+        if (*target == DeviceTarget::Cpu)
+          add_sync(n, SyncKind::HostCopy, ".to(" + compact(named(args, 0)) + ")");
+      }
+    }
+    visit(receiver, depth + 1);
+    const bool saved_move = in_move_;
+    in_move_ = saved_move || method == "to";
+    if (!null(args)) visit(args, depth + 1);
+    in_move_ = saved_move;
+  }
+
+  void on_move(TSNode n, TSNode function, DeviceTarget target, std::string device,
+               bool non_blocking) {
+    TSNode receiver = unparen(field(function, "argument"));
+    m_.moves.push_back({span(n), scope_, target, root_name(receiver), non_blocking});
+    if (target == DeviceTarget::Cpu || !is(receiver, "call_expression")) return;
+    std::string factory = callee_name(field(receiver, "function"));
+    std::string_view fill = fill_factory(factory);
+    TSNode fargs = field(receiver, "arguments");
+    // With more than the sizes, an options argument is there already: the fix would clash.
+    if (fill.empty() || null(fargs) || named_count(fargs) != 1) return;
+    FactoryMove fm;
+    fm.span = span(n);
+    fm.factory = span(receiver);
+    fm.factory_args = span(fargs);
+    fm.move = {ts_node_end_byte(receiver), ts_node_end_byte(n)};
+    fm.factory_name = factory;
+    fm.device = std::move(device);
+    fm.scope = scope_;
+    m_.factory_moves.push_back(std::move(fm));
+  }
+
+  void note_model_inputs(TSNode args, const std::string& model) {
+    if (loop_stack_.empty()) return;
+    for (uint32_t i = 0, c = named_count(args); i < c; ++i) {
+      TSNode a = unparen(named(args, i));
+      if (!reads_cpu_batch(a)) continue;
+      UnmovedInput input;
+      input.span = span(a);
+      input.scope = scope_;
+      input.loop = current_loop();
+      input.name = std::string(text(a));
+      input.model = model;
+      pending_inputs_.push_back({model, std::move(input)});
+    }
+  }
+
+  void add_sync(TSNode n, SyncKind kind, std::string spelling) {
+    m_.syncs.push_back({kind, span(n), scope_, std::move(spelling), in_output_});
+  }
+
+  void add_api(ApiKind kind, TSNode n, std::string spelling) {
+    ApiUse use{kind, span(n), scope_, kNoScope, std::move(spelling), {}, {}, {}, {}};
+    use.callee = span(field(n, "function"));
+    use.arguments = span(field(n, "arguments"));
+    m_.api_uses.push_back(std::move(use));
+  }
+
+  void add_module(TSNode n, const std::string& klass, TSNode args) {
+    ModuleConstruction mc;
+    mc.span = span(n);
+    mc.scope = scope_;
+    mc.spelling = klass;
+    mc.in_forward = in_forward_;
+    mc.has_parameters = has_parameters(klass);
+    if (!null(args)) {
+      for (uint32_t i = 0, c = named_count(args); i < c; ++i) {
+        TSNode a = named(args, i);
+        if (is(a, "number_literal"))
+          mc.dims.emplace_back(std::stoll(std::string(text(a)), nullptr, 0), span(a));
+      }
+    }
+    m_.modules.push_back(std::move(mc));
+  }
+
+  // ---- loaders -------------------------------------------------------------------------
+
+  std::unordered_map<uint32_t, int32_t> loader_of_call_;  // call start byte -> loader
+
+  int32_t add_loader(TSNode call, TSNode callee, TSNode args) {
+    Loader l;
+    l.call = span(call);
+    l.callee = span(callee);
+    l.arguments = null(args) ? Span{l.call.end, l.call.end} : span(args);
+    l.scope = scope_;
+    // LibTorch's loader has no pinning option and keeps its worker threads for its lifetime,
+    // so the Python-only settings stay unknown, and unknown values are silent.
+    l.pin_memory.state = Value::State::Unknown;
+    l.persistent_workers.state = Value::State::Unknown;
+    // `DataLoaderOptions(64)`: the constructor's argument is the batch size.
+    if (!null(args) && named_count(args) == 1) set_option(l, "batch_size", named(args, 0));
+    m_.loaders.push_back(std::move(l));
+    return static_cast<int32_t>(m_.loaders.size() - 1);
+  }
+
+  Value value_of(TSNode v) const {
+    Value out;
+    out.span = span(v);
+    out.state = Value::State::Unknown;
+    std::string s(text(v));
+    if (is(v, "number_literal") && !s.empty() && std::all_of(s.begin(), s.end(), ::isdigit)) {
+      out.state = Value::State::Known;
+      out.number = std::stoll(s);
+    }
+    return out;
+  }
+
+  void set_option(Loader& l, std::string_view option, TSNode v) {
+    if (option == "workers") l.num_workers = value_of(v);
+    if (option == "batch_size") l.batch_size = value_of(v);
+  }
+
+  // `torch::data::DataLoaderOptions().batch_size(64).workers(2)`: `outer` grows over the chain
+  // and becomes the loader's span, as RULES.md points GL201/GL206 at the options expression.
+  int32_t note_options_chain(TSNode constructor) {
+    if (auto it = loader_of_call_.find(ts_node_start_byte(constructor));
+        it != loader_of_call_.end())
+      return it->second;
+    TSNode outer = constructor;
+    std::vector<std::pair<std::string, TSNode>> options;
+    for (TSNode p = ts_node_parent(outer); is(p, "field_expression"); p = ts_node_parent(outer)) {
+      TSNode call = ts_node_parent(p);
+      if (!is(call, "call_expression")) break;
+      TSNode cargs = field(call, "arguments");
+      std::string option(method_name(p));
+      if (!null(cargs) && named_count(cargs) == 1) options.emplace_back(option, named(cargs, 0));
+      outer = call;
+    }
+    int32_t loader =
+        add_loader(constructor, field(constructor, "function"), field(constructor, "arguments"));
+    Loader& l = m_.loaders[loader];
+    l.call = span(outer);
+    for (auto& [option, value] : options) set_option(l, option, value);
+    loader_of_call_[ts_node_start_byte(outer)] = loader;
+    loader_of_call_[ts_node_start_byte(constructor)] = loader;
+    return loader;
+  }
+
+  // `make_data_loader(ds, options)`, `make_data_loader(ds, 64)`, `make_data_loader(ds)`.
+  void on_make_data_loader(TSNode n, TSNode args) {
+    const uint32_t argc = null(args) ? 0 : named_count(args);
+    TSNode options = argc >= 2 ? unparen(named(args, argc - 1)) : TSNode{};
+    int32_t loader = -1;
+    if (!null(options) && text(options).find("DataLoaderOptions") != std::string_view::npos) {
+      TSNode constructor = options;
+      while (is(constructor, "call_expression") &&
+             is(field(constructor, "function"), "field_expression"))
+        constructor = field(field(constructor, "function"), "argument");
+      if (is(constructor, "call_expression")) loader = note_options_chain(constructor);
+    } else if (is(options, "identifier") && loader_names_.count(std::string(text(options)))) {
+      loader = loader_names_[std::string(text(options))];
+    } else {
+      loader = add_loader(n, field(n, "function"), args);
+      Loader& l = m_.loaders[loader];
+      l.batch_size = {};
+      if (is(options, "number_literal")) {
+        set_option(l, "batch_size", options);
+      } else if (!null(options)) {
+        l.splat_unknown = true;  // options built elsewhere: nothing is known about them
+        l.batch_size.state = Value::State::Unknown;
+        l.num_workers.state = Value::State::Unknown;
+      }
+    }
+    loader_of_call_[ts_node_start_byte(n)] = loader;
+  }
+
+  // ---- the end -------------------------------------------------------------------------
+
+  void finish() {
+    for (auto& [scope, condition] : pending_guards_)
+      m_.scopes[scope].guard = classify_guard(condition);
+    for (const PendingCall& call : pending_calls_) {
+      if (auto it = function_by_name_.find(call.callee); it != function_by_name_.end()) {
+        m_.calls.push_back({it->second, call.span, call.scope});
+      } else if (call.has_arguments && model_names_.count(call.callee)) {
+        m_.events.push_back({StepEventKind::ModelCall, call.span, call.scope, call.callee});
+      }
+    }
+    std::sort(m_.syncs.begin(), m_.syncs.end(),
+              [](const HostSync& a, const HostSync& b) { return a.span.begin < b.span.begin; });
+    for (const DeviceMove& move : m_.moves) {
+      if (move.target != DeviceTarget::Cpu && model_names_.count(move.receiver)) {
+        m_.moved_models.push_back(move.receiver);
+        trained_names_.insert(move.receiver);
+      }
+    }
+    std::sort(m_.moved_models.begin(), m_.moved_models.end());
+    m_.moved_models.erase(std::unique(m_.moved_models.begin(), m_.moved_models.end()),
+                          m_.moved_models.end());
+    for (const PendingInput& p : pending_inputs_) m_.unmoved_inputs.push_back(p.input);
+    std::vector<std::string> models(trained_names_.begin(), trained_names_.end());
+    std::sort(models.begin(), models.end());
+    for (const std::string& name : models) {
+      if (loss_names_.count(name)) continue;
+      Model model;
+      model.name = name;
+      if (auto it = first_declaration_.find(name); it != first_declaration_.end())
+        model.defined = it->second;
+      model.moved = std::binary_search(m_.moved_models.begin(), m_.moved_models.end(), name);
+      m_.models.push_back(std::move(model));
+    }
+    m_.classify();
+  }
+};
+
+}  // namespace
+
+StepModel build_model(std::string_view text) {
+  Builder builder(text);
+  StepModel model = builder.build();
+  model.language = Language::Cpp;
+  return model;
+}
+
+}  // namespace gpulint::cpp

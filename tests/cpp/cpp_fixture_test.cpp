@@ -1,0 +1,88 @@
+// Every fixtures/cpp/**/*.cpp is linted with the default-on rules (plus opt-in rules its
+// markers name) and its findings must equal its inline `// expect:` markers: a missing
+// finding and any unexpected finding fail.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analyzer/core/source_file.h"
+#include "analyzer/engine.h"
+#include "tests/expectations.h"
+#include "tests/fixture_selection.h"
+
+namespace gpulint {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path& source_dir() {
+  static const fs::path dir(GPULINT_SOURCE_DIR);
+  return dir;
+}
+
+std::vector<std::string> cpp_fixtures() {
+  std::vector<std::string> paths;
+  const fs::path root = source_dir() / "fixtures" / "cpp";
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file() && it->path().extension() == ".cpp")
+      paths.push_back(it->path().lexically_relative(source_dir()).generic_string());
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+class CppFixture : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CppFixture, MatchesExpectations) {
+  const std::string& relative = GetParam();
+  const std::string text = read_file(source_dir() / relative);
+  const expect::ParsedExpectations parsed = expect::parse_expectations(text, "//");
+  for (const expect::ExpectationError& error : parsed.errors)
+    ADD_FAILURE() << relative << ":" << error.line << ": malformed expectation: " << error.message;
+  std::set<std::string> marked;
+  for (const expect::Expectation& e : parsed.expectations) marked.insert(e.code);
+  const RuleSet rule_set = fixture::rule_set(marked, {});
+
+  std::vector<expect::Actual> actuals;
+  for (const Diagnostic& d : lint_source(SourceFile(relative, text), rule_set))
+    actuals.push_back({d.code, d.location.start.line, d.location.start.column, d.message});
+  const expect::MatchResult result = expect::match(parsed.expectations, actuals);
+  for (const expect::Expectation& e : result.missing)
+    ADD_FAILURE() << relative << ":" << e.line << ": missing " << e.code;
+  for (const expect::Actual& a : result.unexpected)
+    ADD_FAILURE() << relative << ":" << a.line << ":" << a.column << ": unexpected " << a.code
+                  << ": " << a.message;
+  for (const expect::Expectation& e : result.now_reported)
+    ADD_FAILURE() << relative << ":" << e.line << ": " << e.code
+                  << " is found now; flip its known-miss marker to expect";
+}
+
+std::string case_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name =
+      fs::path(info.param).lexically_relative("fixtures/cpp").replace_extension().generic_string();
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, CppFixture, ::testing::ValuesIn(cpp_fixtures()), case_name);
+
+}  // namespace
+}  // namespace gpulint
