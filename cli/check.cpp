@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analyzer/core/config.h"
+#include "analyzer/core/language.h"
 #include "analyzer/core/selection.h"
 #include "analyzer/core/walker.h"
 #include "analyzer/engine.h"
@@ -115,6 +116,15 @@ int check_project(const CheckOptions& options, Project& project) {
     summary.file_errors.push_back(fmt::format("{}: {}", e.path, e.message));
   }
   for (const std::string& e : summary.file_errors) error(e);
+  const auto cpp_files = std::count_if(files.begin(), files.end(), [](const std::string& path) {
+    return language_of(std::filesystem::path(path).filename().string()) == Language::Cpp;
+  });
+  if (cpp_files > 0) {
+    note(fmt::format(
+        "{} C++ file{} analysed by syntax alone (tree-sitter-cpp): LibTorch names are matched as "
+        "spelt, not resolved through headers, macros or `using`, so precision is reduced",
+        cpp_files, cpp_files == 1 ? "" : "s"));
+  }
 
   const std::string report = render_report(options.format, result, summary, options);
   bool written = options.output_file.empty() ? write_stdout(report)

@@ -14,6 +14,7 @@ namespace gpulint {
 
 void error(std::string_view message) { fmt::print(stderr, "gpulint: error: {}\n", message); }
 void warning(std::string_view message) { fmt::print(stderr, "gpulint: warning: {}\n", message); }
+void note(std::string_view message) { fmt::print(stderr, "gpulint: note: {}\n", message); }
 
 namespace {
 

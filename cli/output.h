@@ -15,6 +15,7 @@ constexpr int kExitNoGpu = 3;
 
 void error(std::string_view message);
 void warning(std::string_view message);
+void note(std::string_view message);
 
 // Writes the whole report to stdout; names the cause on stderr when it cannot.
 bool write_stdout(std::string_view bytes);

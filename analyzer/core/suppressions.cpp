@@ -66,6 +66,27 @@ Suppressions Suppressions::parse(const SourceFile& file, const std::vector<Comme
       std::erase_if(codes, [](const std::string& c) { return !c.starts_with("GL"); });
       if (!codes.empty()) out.entries_.push_back({line, std::move(codes), comment.span, false});
     }
+    // clang-tidy's forms, for C++: `// NOLINT(gpulint-GL101)`, `// NOLINTNEXTLINE(gpulint-GL101)`.
+    // Only codes named with the `gpulint-` prefix count: a bare NOLINT is meant for clang-tidy.
+    for (size_t at = text.find("NOLINT"); at != std::string_view::npos;
+         at = text.find("NOLINT", at + 1)) {
+      std::string_view rest = text.substr(at + 6);
+      const bool next_line = rest.starts_with("NEXTLINE");
+      if (next_line) rest.remove_prefix(8);
+      if (!rest.starts_with("(")) continue;
+      rest = rest.substr(
+          1, rest.find(')') == std::string_view::npos ? rest.size() - 1 : rest.find(')') - 1);
+      std::vector<std::string> codes;
+      for (size_t g = rest.find("gpulint-"); g != std::string_view::npos;
+           g = rest.find("gpulint-", g + 1)) {
+        std::vector<std::string> named = read_codes(rest.substr(g + 8));
+        if (!named.empty() && named.front().starts_with("GL")) codes.push_back(named.front());
+      }
+      if (!codes.empty()) {
+        out.entries_.push_back(
+            {next_line ? line + 1 : line, std::move(codes), comment.span, false});
+      }
+    }
   }
   return out;
 }
@@ -74,9 +95,9 @@ bool Suppressions::suppressed(std::string_view code, uint32_t line) {
   bool any = false;
   for (Entry& e : entries_) {
     if (e.line != 0 && e.line != line) continue;
-    bool covers = e.codes.empty() ||
-                  std::any_of(e.codes.begin(), e.codes.end(),
-                              [&](const std::string& c) { return code.starts_with(c); });
+    bool covers =
+        e.codes.empty() || std::any_of(e.codes.begin(), e.codes.end(),
+                                       [&](const std::string& c) { return code.starts_with(c); });
     if (covers) any = e.used = true;
   }
   return any;
