@@ -11,9 +11,9 @@ namespace {
 // The thresholds, in NVML's utilisation percent (the share of its last sample period, 1/6 s
 // to 1 s by product, during which any kernel was running). Why each value:
 //
-// Below kActive the GPU is doing nothing the user asked for: creating a CUDA context, an
-// allocation or a stray small kernel reads 0 to a few percent.
-constexpr double kActive = 10;
+// Below kActive the GPU is doing nothing the user asked for. On the H200, creating the CUDA
+// context read 2%, while a loop of tiny kernels with a sync every step read 7 to 11%.
+constexpr double kActive = 5;
 // A well-fed training loop keeps a kernel running nearly all the time; the optimizer step,
 // logging and the occasional sync leave it in the 90s. 80 leaves room for those.
 constexpr double kHigh = 80;
@@ -31,8 +31,12 @@ constexpr double kLow = 30;
 constexpr int kMinDrops = 3;
 constexpr double kMinDropShare = 0.15;
 // Spike-then-zero: after its last work the GPU sat below kActive for at least half of the run
-// counted from its first work (the start-up before it, imports and CUDA init, is not judged).
+// counted from its first work.
 constexpr double kQuietTailShare = 0.5;
+// A reading covers NVML's last period, up to 1 s, so readings in the first second can show
+// work from before the command started: on the H200, 32 to 50% at the start of a CPU-only run
+// that followed a GPU job. The command cannot have done much in that second anyway.
+constexpr double kStaleMs = 1000;
 // Fewer samples than this (0.5 s at the default 50 ms) say nothing about a shape.
 constexpr size_t kMinSamples = 10;
 
@@ -115,7 +119,8 @@ Diagnosis classify(const std::vector<double>& t_ms, const std::vector<double>& u
   // Samples are taken on a fixed grid, so a share of samples is a share of time.
   std::vector<Point> points;
   for (size_t i = 0; i < std::min(t_ms.size(), utilization.size()); ++i) {
-    if (!std::isnan(utilization[i])) points.push_back({t_ms[i] / 1000.0, utilization[i]});
+    if (t_ms[i] < kStaleMs || std::isnan(utilization[i])) continue;
+    points.push_back({t_ms[i] / 1000.0, utilization[i]});
   }
   Diagnosis d;
   const size_t n = points.size();
@@ -139,8 +144,16 @@ Diagnosis classify(const std::vector<double>& t_ms, const std::vector<double>& u
     return finish(d);
   }
 
+  // Judging starts at the first real work: the first peak, or the first activity where there
+  // is no peak. What comes before (imports, CUDA init, weight copies, library handles) is
+  // start-up, whatever a training loop does next.
   size_t first = 0, last = n - 1;
-  while (points[first].u < kActive) ++first;
+  const auto is_peak = [](const Point& p) { return p.u >= kPeak; };
+  if (const auto it = std::find_if(points.begin(), points.end(), is_peak); it != points.end()) {
+    first = static_cast<size_t>(it - points.begin());
+  } else {
+    while (points[first].u < kActive) ++first;
+  }
   while (points[last].u < kActive) --last;
   const size_t judged = n - first;
   const size_t busy = last - first + 1;
@@ -170,7 +183,7 @@ Diagnosis classify(const std::vector<double>& t_ms, const std::vector<double>& u
     return finish(d);
   }
 
-  // The busy span, from the first to the last work: start-up and teardown are not judged.
+  // The busy span, from the first real work to the last work: teardown is not judged.
   size_t high = 0, low = 0;
   double busy_sum = 0;
   bool after_peak = false;

@@ -20,10 +20,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A series sampled every 50 ms, as `watch` does by default.
+// A series sampled every 50 ms, as `watch` does by default, from the end of the first second
+// (whose readings the classifier leaves out as possibly stale).
 std::vector<double> times(size_t n) {
   std::vector<double> t;
-  for (size_t i = 0; i < n; ++i) t.push_back(50.0 * static_cast<double>(i));
+  for (size_t i = 0; i < n; ++i) t.push_back(1000.0 + 50.0 * static_cast<double>(i));
   return t;
 }
 
@@ -72,6 +73,31 @@ TEST(Classifier, AllZeroIsIdle) {
 TEST(Classifier, ContextCreationNoiseIsStillIdle) {
   EXPECT_EQ(classify_series(concat({repeat(0, 50), repeat(3, 4), repeat(0, 100)})).shape,
             Shape::Idle);
+}
+
+TEST(Classifier, ReadingsOfTheFirstSecondAreLeftOut) {
+  // What the H200 showed at the start of a CPU-only run that followed a GPU job.
+  std::vector<double> t, u;
+  for (int i = 0; i < 200; ++i) {
+    t.push_back(50.0 * i);
+    u.push_back(i >= 3 && i < 7 ? 32 : 0);
+  }
+  EXPECT_EQ(classify(t, u).shape, Shape::Idle);
+  EXPECT_EQ(classify({0, 50, 100, 950}, {90, 90, 90, 90}).shape, Shape::Unknown);
+}
+
+TEST(Classifier, TinyKernelsAreNotIdle) {
+  // A tiny model with a sync every step read 7 to 11% on the H200.
+  const Diagnosis d = classify_series(concat({repeat(0, 40), repeat(8, 160), repeat(0, 10)}));
+  EXPECT_EQ(d.shape, Shape::FlatLow);
+}
+
+TEST(Classifier, WarmUpBlipsBeforeTheFirstPeakAreStartUp) {
+  // Weight copies and library set-up touch the GPU seconds before the first training step.
+  const Diagnosis d = classify_series(
+      concat({repeat(0, 40), repeat(13, 4), repeat(7, 4), repeat(0, 60), repeat(100, 200)}));
+  EXPECT_EQ(d.shape, Shape::Healthy);
+  EXPECT_DOUBLE_EQ(d.share, 1.0);
 }
 
 TEST(Classifier, HighAndSteadyIsHealthyAndStartUpIsNotJudged) {
