@@ -86,25 +86,35 @@ class Builder {
   std::unordered_map<std::string, int32_t> loader_names_;  // loader (or its options) -> loader
   std::unordered_map<std::string, int32_t> function_by_name_;
   std::unordered_map<std::string, Span> first_declaration_;
+  // Names declared once with an integer literal; a second declaration makes the name ambiguous.
+  std::unordered_map<std::string, int64_t> constants_;
+  std::unordered_set<std::string> redeclared_;
   std::vector<PendingCall> pending_calls_;
   std::vector<PendingInput> pending_inputs_;
   std::vector<std::pair<ScopeId, TSNode>> pending_guards_;
 
   // ---- small helpers -------------------------------------------------------------------
 
+  // Null-safe, as grammar fields are absent in broken or macro-heavy code.
   std::string_view text(TSNode n) const {
+    if (ts_node_is_null(n)) return {};
     uint32_t b = ts_node_start_byte(n), e = ts_node_end_byte(n);
     return src_.substr(b, e - b);
   }
-  static Span span(TSNode n) { return {ts_node_start_byte(n), ts_node_end_byte(n)}; }
+  static Span span(TSNode n) {
+    return ts_node_is_null(n) ? Span{} : Span{ts_node_start_byte(n), ts_node_end_byte(n)};
+  }
   static bool null(TSNode n) { return ts_node_is_null(n); }
   static bool is(TSNode n, std::string_view type) {
     return !null(n) && std::string_view(ts_node_type(n)) == type;
   }
   static TSNode field(TSNode n, const char* name) {
+    if (ts_node_is_null(n)) return n;
     return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(strlen(name)));
   }
-  static uint32_t named_count(TSNode n) { return ts_node_named_child_count(n); }
+  static uint32_t named_count(TSNode n) {
+    return ts_node_is_null(n) ? 0 : ts_node_named_child_count(n);
+  }
   static TSNode named(TSNode n, uint32_t i) { return ts_node_named_child(n, i); }
 
   // Source text without whitespace: `torch :: zeros` and `torch::zeros` name one function.
@@ -127,10 +137,9 @@ class Builder {
     if (is(function, "template_function")) function = field(function, "name");
     if (is(function, "identifier") || is(function, "qualified_identifier")) {
       std::string name = compact(function);
-      if (size_t lt = name.find('<'); lt != std::string::npos) {
-        // `torch::data::make_data_loader<Sampler>`: the template arguments are not the name.
-        if (name.find("::", lt) == std::string::npos) name.resize(lt);
-      }
+      // `torch::data::make_data_loader<torch::data::samplers::SequentialSampler>`: the
+      // template arguments are not the name.
+      if (size_t lt = name.find('<'); lt != std::string::npos) name.resize(lt);
       return name;
     }
     return {};
@@ -257,6 +266,7 @@ class Builder {
   }
 
   void visit(TSNode n, int depth) {
+    if (null(n)) return;
     if (depth > kMaxDepth) {
       if (m_.parse_errors.empty())
         m_.parse_errors.push_back({span(n), "nesting too deep to analyse"});
@@ -547,6 +557,14 @@ class Builder {
       int32_t loader = add_loader(decl, field(decl, "type"), args);
       loader_names_[name] = loader;
     }
+    if (!redeclared_.count(name)) {
+      std::optional<int64_t> constant = null(value) ? std::nullopt : integer(value);
+      if (constant && !constants_.count(name)) {
+        constants_[name] = *constant;
+      } else if (constants_.erase(name) || constant) {
+        redeclared_.insert(name);
+      }
+    }
     if (!null(value)) {
       // A loader, or loader options, built by this value (a chain starts where its call does).
       if (auto it = loader_of_call_.find(ts_node_start_byte(value)); it != loader_of_call_.end())
@@ -612,6 +630,7 @@ class Builder {
       if (is_graph_expr(right)) note_accumulation(n, target, right);
       return;
     }
+    if (!target.empty() && constants_.erase(target)) redeclared_.insert(target);
     if (op == "=" && !target.empty()) {
       if (is_graph_expr(right)) graph_names_.insert(target);
       if (!loop_stack_.empty()) {
@@ -719,8 +738,8 @@ class Builder {
       m_.events.push_back({StepEventKind::ModelCall, span(n), scope_, recv});
       if (argc > 0) note_model_inputs(args, recv);
     }
-    if ((method == "train" || method == "eval" || method == "parameters") && !recv.empty() &&
-        is(field(function, "operator"), "->")) {
+    // A module is reached through `->` (a ModuleHolder) or `.` (a plain nn::Module subclass).
+    if ((method == "train" || method == "eval" || method == "parameters") && !recv.empty()) {
       model_names_.insert(recv);
       trained_names_.insert(recv);
     }
@@ -792,7 +811,19 @@ class Builder {
   }
 
   void add_sync(TSNode n, SyncKind kind, std::string spelling) {
-    m_.syncs.push_back({kind, span(n), scope_, std::move(spelling), in_output_});
+    m_.syncs.push_back({kind, sync_span(n), scope_, std::move(spelling), in_output_});
+  }
+
+  // `loss.item<float>()` as a whole, but only `.item<float>()` of a longer chain
+  // (`torch::nll_loss(...)\n    .item<float>()`), so the finding points at the sync.
+  Span sync_span(TSNode call) const {
+    TSNode function = field(call, "function");
+    if (!is(function, "field_expression")) return span(call);
+    TSNode receiver = field(function, "argument");
+    if (!root_name(receiver).empty() && text(receiver).find('(') == std::string_view::npos)
+      return span(call);
+    TSNode op = field(function, "operator");
+    return null(op) ? span(call) : Span{ts_node_start_byte(op), ts_node_end_byte(call)};
   }
 
   void add_api(ApiKind kind, TSNode n, std::string spelling) {
@@ -812,8 +843,8 @@ class Builder {
     if (!null(args)) {
       for (uint32_t i = 0, c = named_count(args); i < c; ++i) {
         TSNode a = named(args, i);
-        if (is(a, "number_literal"))
-          mc.dims.emplace_back(std::stoll(std::string(text(a)), nullptr, 0), span(a));
+        if (auto dim = integer(a); dim && is(a, "number_literal"))
+          mc.dims.emplace_back(*dim, span(a));
       }
     }
     m_.modules.push_back(std::move(mc));
@@ -839,14 +870,28 @@ class Builder {
     return static_cast<int32_t>(m_.loaders.size() - 1);
   }
 
+  // A decimal integer literal, or a name bound to one (`const int64_t kBatchSize = 64;`).
+  std::optional<int64_t> integer(TSNode v) const {
+    v = unparen(v);
+    if (is(v, "identifier")) {
+      auto it = constants_.find(std::string(text(v)));
+      return it == constants_.end() ? std::nullopt : std::optional<int64_t>(it->second);
+    }
+    std::string_view s = text(v);
+    if (!is(v, "number_literal") || s.empty() || s.size() > 18 ||
+        !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return std::nullopt;
+    }
+    return std::stoll(std::string(s));
+  }
+
   Value value_of(TSNode v) const {
     Value out;
     out.span = span(v);
     out.state = Value::State::Unknown;
-    std::string s(text(v));
-    if (is(v, "number_literal") && !s.empty() && std::all_of(s.begin(), s.end(), ::isdigit)) {
+    if (auto n = integer(v)) {
       out.state = Value::State::Known;
-      out.number = std::stoll(s);
+      out.number = *n;
     }
     return out;
   }
@@ -899,7 +944,7 @@ class Builder {
       loader = add_loader(n, field(n, "function"), args);
       Loader& l = m_.loaders[loader];
       l.batch_size = {};
-      if (is(options, "number_literal")) {
+      if (integer(options)) {
         set_option(l, "batch_size", options);
       } else if (!null(options)) {
         l.splat_unknown = true;  // options built elsewhere: nothing is known about them
@@ -949,10 +994,43 @@ class Builder {
   }
 };
 
+// Export macros (`TORCH_API at::Tensor f();`, `class C10_API Foo`) are not C++ to a parser
+// without the preprocessor and would make most library headers parse errors. They are blanked
+// out with spaces, so every byte offset (and so every reported span) stays the same.
+std::string blank_export_macros(std::string_view text) {
+  std::string out(text);
+  auto word = [&](size_t i) {
+    return std::isalnum(static_cast<unsigned char>(out[i])) || out[i] == '_';
+  };
+  for (size_t i = 0; i < out.size();) {
+    if (!(out[i] >= 'A' && out[i] <= 'Z') || (i > 0 && word(i - 1))) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    bool upper = true;
+    while (end < out.size() && word(end)) {
+      upper &= !(out[end] >= 'a' && out[end] <= 'z');
+      ++end;
+    }
+    std::string_view name(out.data() + i, end - i);
+    size_t next = end;
+    while (next < out.size() && (out[next] == ' ' || out[next] == '\t')) ++next;
+    const bool call = next < out.size() && out[next] == '(';
+    if (upper && !call &&
+        (name.ends_with("_API") || name.ends_with("_EXPORT") || name.ends_with("_IMPORT"))) {
+      std::fill(out.begin() + i, out.begin() + end, ' ');
+    }
+    i = end;
+  }
+  return out;
+}
+
 }  // namespace
 
 StepModel build_model(std::string_view text) {
-  Builder builder(text);
+  const std::string source = blank_export_macros(text);
+  Builder builder(source);
   StepModel model = builder.build();
   model.language = Language::Cpp;
   return model;

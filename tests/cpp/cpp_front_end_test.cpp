@@ -137,5 +137,13 @@ TEST(CppFrontEnd, SurvivesGarbageAndDeepNesting) {
   EXPECT_NO_THROW(cpp::build_model(std::string("\xff\xfe\x00\x01", 4)));
 }
 
+TEST(CppFrontEnd, ExportMacrosAreNotParseErrors) {
+  const std::string text =
+      "namespace at {\nTORCH_API at::Tensor reshape_as(const at::Tensor& self);\n"
+      "struct C10_API Holder { int x; };\n}\n";
+  const StepModel m = cpp::build_model(text);
+  EXPECT_TRUE(m.parse_errors.empty());
+}
+
 }  // namespace
 }  // namespace gpulint
