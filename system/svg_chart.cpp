@@ -15,6 +15,8 @@ constexpr double kMibPerGib = 1024;
 constexpr const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
                                     "#ff7f0e", "#17becf", "#8c564b", "#e377c2"};
 constexpr const char* kFont = "font-family=\"sans-serif\" font-size=\"12\"";
+constexpr const char* kTitleFont =
+    "font-family=\"sans-serif\" font-size=\"14\" font-weight=\"bold\"";
 
 std::string escape(std::string_view text) {
   std::string out;
@@ -102,8 +104,7 @@ std::string svg_chart(const Trace& trace, const std::vector<Diagnosis>& diagnose
   const std::string title = "gpulint watch: " + command_line(trace.command);
   svg += fmt::format("<title>{}</title>\n", escape(title));
   svg += fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"white\"/>\n", kWidth, kHeight);
-  svg += fmt::format("<text x=\"{}\" y=\"22\" {} font-size=\"14\" font-weight=\"bold\">{}</text>\n",
-                     kLeft, kFont, escape(title));
+  svg += fmt::format("<text x=\"{}\" y=\"22\" {}>{}</text>\n", kLeft, kTitleFont, escape(title));
   double line_y = 40;
   for (const Diagnosis& d : diagnoses) {
     svg += fmt::format("<text x=\"{}\" y=\"{}\" {}>GPU {}: {}: {}</text>\n", kLeft, line_y, kFont,
@@ -129,7 +130,9 @@ std::string svg_chart(const Trace& trace, const std::vector<Diagnosis>& diagnose
   }
   svg += "</g>\n";
 
+  // The right axis ends on a tick, so its top is labelled.
   const double memory_step = nice_tick_step(memory_max_gib, 4);
+  memory_max_gib = memory_step * std::ceil(memory_max_gib / memory_step - 1e-9);
   svg += "<g class=\"memory-ticks\" text-anchor=\"start\">\n";
   for (double m = 0; m <= memory_max_gib + 1e-9; m += memory_step) {
     const double y = kBottom - (kBottom - kTop) * m / memory_max_gib;

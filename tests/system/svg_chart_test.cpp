@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <regex>
+#include <set>
 #include <vector>
 
 namespace gpulint::system {
@@ -62,6 +63,28 @@ TEST(SvgChart, IsWellFormedStandaloneSvg) {
   EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
   EXPECT_TRUE(balanced(svg)) << svg;
+}
+
+TEST(SvgChart, NoElementRepeatsAnAttribute) {
+  const Trace trace = two_gpu_trace();
+  const std::string svg = svg_chart(trace, diagnose(trace));
+  const std::regex tag(R"(<[a-zA-Z]+([^>]*)>)");
+  const std::regex attribute(R"(([a-zA-Z-]+)=")");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), tag); it != std::sregex_iterator();
+       ++it) {
+    const std::string attributes = (*it)[1];
+    std::set<std::string> names;
+    for (auto a = std::sregex_iterator(attributes.begin(), attributes.end(), attribute);
+         a != std::sregex_iterator(); ++a) {
+      EXPECT_TRUE(names.insert((*a)[1]).second) << "repeated " << (*a)[1] << " in " << (*it)[0];
+    }
+  }
+}
+
+TEST(SvgChart, MemoryAxisEndsOnALabelledTick) {
+  const Trace trace = two_gpu_trace();  // 140.4 GiB cards: ticks every 50 GiB up to 150
+  const std::string svg = svg_chart(trace, diagnose(trace));
+  EXPECT_NE(svg.find(">150 GiB</text>"), std::string::npos);
 }
 
 TEST(SvgChart, HasTimeTicksAndAxisTitles) {
