@@ -18,10 +18,6 @@ bool bind(void* handle, const char* symbol, Fn* out, std::string* missing) {
 
 }  // namespace
 
-std::string cuda_version_string(int encoded) {
-  return fmt::format("{}.{}", encoded / 1000, (encoded % 1000) / 10);
-}
-
 std::unique_ptr<NvmlLibrary> NvmlLibrary::open(std::string* error) {
   void* handle = ::dlopen(kLibraryName, RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
