@@ -631,6 +631,11 @@ class Builder {
       return;
     }
     if (!target.empty() && constants_.erase(target)) redeclared_.insert(target);
+    // `torch::Device device(torch::kCPU); if (cuda) device = torch::Device(torch::kCUDA);`:
+    // a device that differs between assignments may be CUDA.
+    if (auto it = device_names_.find(target); op == "=" && it != device_names_.end()) {
+      if (device_of(right) != it->second) it->second = DeviceTarget::MaybeCuda;
+    }
     if (op == "=" && !target.empty()) {
       if (is_graph_expr(right)) graph_names_.insert(target);
       if (!loop_stack_.empty()) {
