@@ -43,27 +43,6 @@ class CollectingSink : public Sink {
   std::vector<Finding> findings;
 };
 
-// What a file's step loops reach in other modules, for the linker.
-struct Links {
-  struct Call {
-    std::string module;  // as the file imports it
-    ExternalCaller caller;
-  };
-  struct LoaderUse {
-    std::string module;
-    std::string function;
-  };
-  std::vector<Call> calls;             // per-step calls of imported functions
-  std::vector<LoaderUse> loader_uses;  // imported functions whose result a step loop iterates
-  bool cuda = false;                   // the file runs on a CUDA device
-};
-
-struct FileOutcome {
-  std::vector<Diagnostic> diagnostics;
-  std::optional<FileError> error;
-  Links links;
-};
-
 Links links_of(const SourceFile& file, const StepModel& model) {
   Links links;
   links.cuda = model.cuda_context();
@@ -100,7 +79,35 @@ StepModel build_model(const SourceFile& file, const Inbound& inbound);
 std::vector<Diagnostic> lint_model(const SourceFile& file, const StepModel& model,
                                    const RuleSet& rule_set);
 
-FileOutcome lint_path(const std::string& path, const RuleSet& rules, const Inbound& inbound) {
+// Everything about a file's rule set that its result depends on, for the cache key.
+std::string settings_key(const RuleSet& rules) {
+  std::string key;
+  for (const Rule* rule : rules.rules) key.append(rule->info.code).push_back(',');
+  key.push_back('|');
+  for (const std::string& code : rules.explicitly_selected) key.append(code).push_back(',');
+  key.append("|batch=").append(std::to_string(rules.options.small_batch_threshold));
+  return key;
+}
+
+std::string inbound_key(const Inbound& inbound) {
+  std::string key = inbound.cuda ? "cuda|" : "|";
+  auto add = [&](const Location& l) {
+    key.append(l.path).append(":").append(std::to_string(l.span.begin)).push_back(';');
+  };
+  for (const ExternalCaller& c : inbound.callers) {
+    key.append(c.function).push_back('@');
+    add(c.call_site);
+    for (const Location& l : c.via) add(l);
+    key.append(
+        std::to_string(c.training * 1 + c.interval_guarded * 2 + c.every_step * 4 + c.regions * 8));
+    key.push_back('|');
+  }
+  for (const std::string& f : inbound.loader_functions) key.append(f).push_back(',');
+  return key;
+}
+
+FileOutcome lint_path(const std::string& path, const RuleSet& rules, const Inbound& inbound,
+                      ResultCache* cache) {
   FileOutcome outcome;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -129,10 +136,16 @@ FileOutcome lint_path(const std::string& path, const RuleSet& rules, const Inbou
                                         ", column " + std::to_string(at.column) + "); skipped"};
     return outcome;
   }
+  std::string key;
+  if (cache != nullptr) {
+    key = cache->key(path, settings_key(rules), inbound_key(inbound), bytes);
+    if (std::optional<FileOutcome> cached = cache->find(key)) return std::move(*cached);
+  }
   const SourceFile file(path, std::move(bytes));
   const StepModel model = build_model(file, inbound);
   outcome.diagnostics = lint_model(file, model, rules);
   outcome.links = links_of(file, model);
+  if (cache != nullptr) cache->store(key, outcome);
   return outcome;
 }
 
@@ -215,7 +228,7 @@ template <typename LintSome>
 void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome>& outcomes,
                   std::vector<Inbound>& inbound, LintSome&& lint_some) {
   constexpr int kMaxRounds = 8;
-  const ModuleIndex index(paths);
+  ModuleIndex index(paths);
   for (int round = 0; round < kMaxRounds; ++round) {
     std::vector<std::map<std::string, ExternalCaller>> callers(paths.size());
     std::vector<std::set<std::string>> loaders(paths.size());
@@ -277,7 +290,7 @@ LintResult lint_files(const std::vector<std::string>& paths, const LintOptions& 
     auto work = [&] {
       for (size_t i = next++; i < which.size(); i = next++) {
         const std::string& path = paths[which[i]];
-        outcomes[which[i]] = lint_path(path, rule_set_of(path), inbound[which[i]]);
+        outcomes[which[i]] = lint_path(path, rule_set_of(path), inbound[which[i]], options.cache);
       }
     };
     std::vector<std::thread> threads;

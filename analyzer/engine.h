@@ -10,13 +10,10 @@
 #include "analyzer/core/diagnostic.h"
 #include "analyzer/core/rule.h"
 #include "analyzer/core/rule_set.h"
+#include "analyzer/file_outcome.h"
+#include "analyzer/result_cache.h"
 
 namespace gpulint {
-
-struct FileError {
-  std::string path;
-  std::string message;
-};
 
 struct LintOptions {
   std::vector<const Rule*> rules;  // the enabled rules
@@ -24,6 +21,7 @@ struct LintOptions {
   // Each file's own rules and options (config files, per-file-ignores); called from the
   // worker threads. Unset, or returning nullptr: `rules` with default options.
   std::function<const RuleSet*(const std::string& path)> rule_set_for;
+  ResultCache* cache = nullptr;  // results of earlier runs, reused where nothing changed
 };
 
 struct LintResult {

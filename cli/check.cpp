@@ -42,7 +42,30 @@ struct CheckOptions {
   std::string sarif_output;
   std::string json_output;
   bool no_color = false;
+  bool no_cache = false;
+  std::string cache_dir;
 };
+
+// The running binary's size and modification time: a rebuilt gpulint starts a cold cache.
+std::string build_id() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  const auto size = std::filesystem::file_size(exe, ec);
+  const auto time = std::filesystem::last_write_time(exe, ec);
+  if (ec) return {};
+  return fmt::format("{}:{}", size, time.time_since_epoch().count());
+}
+
+std::unique_ptr<ResultCache> open_cache(const CheckOptions& options) {
+  if (options.no_cache) return nullptr;
+  std::string dir = options.cache_dir;
+  if (dir.empty()) {
+    const char* env = std::getenv("GPULINT_CACHE_DIR");
+    dir = env != nullptr && *env != '\0' ? env : ".gpulint_cache";
+  }
+  return std::make_unique<ResultCache>(dir, GPULINT_VERSION, build_id());
+}
 
 // Colour only for a person at a terminal: never into a file or a pipe, and never when the
 // user opted out through the NO_COLOR convention (https://no-color.org) or a dumb terminal.
@@ -109,7 +132,13 @@ int check_project(const CheckOptions& options, Project& project) {
   LintOptions lint;
   lint.jobs = options.jobs;
   lint.rule_set_for = [&project](const std::string& path) { return project.rule_set_for(path); };
+  const std::unique_ptr<ResultCache> cache = open_cache(options);
+  lint.cache = cache.get();
   const LintResult result = lint_files(files, lint);
+  if (cache) {
+    if (std::string problem = cache->save(); !problem.empty())
+      warning("the cache was not saved: " + problem);
+  }
 
   ReportSummary summary{result.files_checked, path_errors};
   for (const FileError& e : result.errors) {
@@ -189,6 +218,11 @@ Subcommand add_check(CLI::App& app) {
   cmd->add_option("--json-output", check->json_output,
                   "Also write a JSON report to this file (in the same run)");
   cmd->add_flag("--no-color", check->no_color, "Never colour the text report");
+  cmd->add_flag("--no-cache", check->no_cache,
+                "Neither read nor write the result cache (.gpulint_cache/)");
+  cmd->add_option("--cache-dir", check->cache_dir,
+                  "Where the result cache lives (default: $GPULINT_CACHE_DIR, else "
+                  ".gpulint_cache in the current directory)");
   cmd->add_option("--config", check->config,
                   "Use this config file for every file instead of the nearest "
                   "pyproject.toml / .gpulint.toml");

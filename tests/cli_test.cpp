@@ -202,7 +202,8 @@ TEST_F(Cli, ExplainPrintsTheDocs) {
 
 TEST_F(Cli, OutputFileIsWrittenInsteadOfStdout) {
   write("train.py", kTraining);
-  const Result r = run({"--format", "json", "--output-file", "report.json", "train.py"});
+  const Result r =
+      run({"--format", "json", "--no-cache", "--output-file", "report.json", "train.py"});
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(parse_json({0, slurp(work_ / "report.json"), ""})["tool"], "gpulint");

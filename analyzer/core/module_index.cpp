@@ -12,8 +12,21 @@ std::string normal(const fs::path& path) { return path.lexically_normal().generi
 }  // namespace
 
 ModuleIndex::ModuleIndex(const std::vector<std::string>& paths) {
-  for (size_t i = 0; i < paths.size(); ++i)
-    by_path_.emplace(normal(paths[i]), static_cast<int32_t>(i));
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const fs::path path(normal(paths[i]));
+    by_path_.emplace(path.generic_string(), static_cast<int32_t>(i));
+    for (const fs::path& part : path) names_.insert(part.stem().string());
+  }
+}
+
+int32_t ModuleIndex::resolve(const std::string& importer, const std::string& module) {
+  if (!module.starts_with('.') && !names_.contains(module.substr(0, module.find('.')))) return -1;
+  std::string key = fs::path(importer).parent_path().string();
+  key.append(1, '\0').append(module);
+  if (auto it = answers_.find(key); it != answers_.end()) return it->second;
+  const int32_t found = search(importer, module);
+  answers_.emplace(std::move(key), found);
+  return found;
 }
 
 int32_t ModuleIndex::find(const std::string& path) const {
@@ -21,7 +34,7 @@ int32_t ModuleIndex::find(const std::string& path) const {
   return it == by_path_.end() ? -1 : it->second;
 }
 
-int32_t ModuleIndex::resolve(const std::string& importer, const std::string& module) const {
+int32_t ModuleIndex::search(const std::string& importer, const std::string& module) const {
   size_t dots = 0;
   while (dots < module.size() && module[dots] == '.') ++dots;
   std::string rest = module.substr(dots);
@@ -39,9 +52,10 @@ int32_t ModuleIndex::resolve(const std::string& importer, const std::string& mod
     for (size_t up = 1; up < dots; ++up) base = base.parent_path();
     return at(base);
   }
-  const int32_t self = find(normal(importer));
+  // The nearest match wins, as the first sys.path entry that has the module would; it may be
+  // the importer itself, which the caller ignores.
   for (;;) {
-    if (int32_t file = at(base); file >= 0 && file != self) return file;
+    if (int32_t file = at(base); file >= 0) return file;
     if (base.empty() || base == base.root_path()) return -1;
     base = base.parent_path();
   }

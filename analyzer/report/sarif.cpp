@@ -253,8 +253,8 @@ std::string render_sarif(const std::vector<Diagnostic>& diagnostics, const Repor
   LineHasher fingerprint;
   for (const Diagnostic& d : diagnostics) {
     const auto it = rule_index.find(d.code);
-    const std::optional<size_t> index =
-        it == rule_index.end() ? std::nullopt : std::optional<size_t>(it->second);
+    std::optional<size_t> index;
+    if (it != rule_index.end()) index = it->second;
     results.push_back(result_json(d, index, fingerprint(d), options.source_root));
   }
 

@@ -1,0 +1,41 @@
+#pragma once
+
+// What analysing one file yields: its diagnostics, or why it could not be analysed, and the
+// links the cross-module pass follows. The result cache stores exactly this.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/core/diagnostic.h"
+#include "analyzer/core/step_model.h"
+
+namespace gpulint {
+
+struct FileError {
+  std::string path;
+  std::string message;
+};
+
+// What a file's step loops reach in other modules, for the linker.
+struct Links {
+  struct Call {
+    std::string module;  // as the file imports it
+    ExternalCaller caller;
+  };
+  struct LoaderUse {
+    std::string module;
+    std::string function;
+  };
+  std::vector<Call> calls;             // per-step calls of imported functions
+  std::vector<LoaderUse> loader_uses;  // imported functions whose result a step loop iterates
+  bool cuda = false;                   // the file runs on a CUDA device
+};
+
+struct FileOutcome {
+  std::vector<Diagnostic> diagnostics;
+  std::optional<FileError> error;
+  Links links;
+};
+
+}  // namespace gpulint
