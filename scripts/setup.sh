@@ -14,7 +14,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libgit2-dev pkgconf
   clang-14 libclang-rt-14-dev
-  python3
+  python3 pre-commit
 )
 
 log() { printf 'setup: %s\n' "$*"; }
