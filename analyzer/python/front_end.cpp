@@ -919,6 +919,13 @@ class Builder {
     return false;
   }
 
+  // `device = cuda` in one branch and `device = cpu` in the other: the name may be either, and
+  // a copy to it is not known to be a host copy.
+  void bind_device(const std::string& name, DeviceTarget target) {
+    auto [it, inserted] = device_names_.try_emplace(name, DeviceName{target});
+    if (!inserted && it->second.target != target) it->second.target = DeviceTarget::MaybeCuda;
+  }
+
   void on_assignment(TSNode n, int depth) {
     TSNode left = field(n, s_.f_left), right = field(n, s_.f_right);
     if (!null(right)) visit(right, depth + 1);
@@ -991,7 +998,7 @@ class Builder {
         optimizer_names_.insert(name);
       }
       if (tail == "device" && callee.find("torch") != std::string::npos) {
-        device_names_[name] = {classify_device(value)};
+        bind_device(name, classify_device(value));
       }
       if (tail == "compile" || tail == "DistributedDataParallel" || tail == "DDP" ||
           tail == "DataParallel" || tail == "FSDP") {
@@ -1018,9 +1025,9 @@ class Builder {
     } else if (is(value, s_.string)) {
       std::string v = string_value(value);
       if (v == "cpu")
-        device_names_[name] = {DeviceTarget::Cpu};
+        bind_device(name, DeviceTarget::Cpu);
       else if (v.starts_with("cuda"))
-        device_names_[name] = {DeviceTarget::Cuda};
+        bind_device(name, DeviceTarget::Cuda);
     } else if (is(value, s_.conditional_expression) && single) {
       std::string_view t = text(value);
       if (t.find("\"cuda") != std::string_view::npos || t.find("'cuda") != std::string_view::npos) {
