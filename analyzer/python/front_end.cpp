@@ -42,7 +42,7 @@ struct Symbols {
   TSSymbol aliased_import, dotted_name, relative_import;
   TSFieldId f_body, f_name, f_superclasses, f_left, f_right, f_condition, f_consequence;
   TSFieldId f_alternative, f_value, f_function, f_arguments, f_object, f_attribute, f_parameters;
-  TSFieldId f_definition, f_operator, f_argument, f_key, f_alias, f_module_name;
+  TSFieldId f_definition, f_operator, f_argument, f_key, f_alias, f_module_name, f_subscript;
 
   explicit Symbols(const TSLanguage* lang) {
     auto sym = [&](const char* name, bool named = true) {
@@ -130,6 +130,7 @@ struct Symbols {
     f_definition = field("definition");
     f_operator = field("operator");
     f_argument = field("argument");
+    f_subscript = field("subscript");
     f_key = field("key");
     f_alias = field("alias");
     f_module_name = field("module_name");
@@ -270,7 +271,10 @@ class Builder {
   std::unordered_map<std::string, Span> first_assignment_;
   std::vector<std::pair<TSNode, ScopeId>> pending_conditions_;
   std::vector<std::pair<TSNode, ScopeId>>
-      pending_dynamic_;  // calls whose receiver must be a tensor
+      pending_dynamic_,  // calls whose receiver must be a tensor
+      pending_masks_;    // subscripts: boolean-mask indexing when the index is a mask
+  std::unordered_set<std::string> mask_names_;  // `valid = labels != -100`
+  std::string_view last_mask_;
   std::vector<std::pair<TSNode, Accumulation>> pending_accumulations_;
 
   // ---- small helpers -------------------------------------------------------------------
@@ -424,6 +428,7 @@ class Builder {
     if (sym == s_.augmented_assignment) return on_augmented(n, depth);
     if (sym == s_.return_statement) return on_return(n, depth);
     if (sym == s_.import_statement || sym == s_.import_from_statement) return on_import(n);
+    if (sym == s_.subscript) pending_masks_.emplace_back(n, scope_);
     visit_children(n, depth);
   }
 
@@ -958,6 +963,13 @@ class Builder {
       for (const std::string& t : names) grad_names_.insert(t);
     } else {
       for (const std::string& t : names) grad_names_.erase(t);
+    }
+    if (single) {
+      if (is_mask(value)) {
+        mask_names_.insert(name);
+      } else {
+        mask_names_.erase(name);
+      }
     }
     bool tensor = is_tensor_expr(value);
     for (const std::string& t : names) {
@@ -1843,6 +1855,33 @@ class Builder {
     m_.loaders.push_back(std::move(l));
   }
 
+  // A boolean tensor as an index: a comparison with a tensor on one side, `.bool()`, a tensor
+  // built with `dtype=torch.bool`, a name bound to one of those, or `~` of any of them.
+  // A comparison whose operands are not known to be tensors only may be one (`labels != -100`
+  // of a batch field): the subscript decides then, by its receiver.
+  bool is_mask(TSNode n, int depth = 0) const {
+    n = unparen(n);
+    if (null(n) || depth > 8) return false;
+    if (is(n, s_.identifier)) return mask_names_.count(std::string(text(n))) > 0;
+    if (is(n, s_.unary_operator)) {
+      TSNode op = field(n, s_.f_operator);
+      return !null(op) && text(op) == "~" && is_mask(field(n, s_.f_argument), depth + 1);
+    }
+    if (is(n, s_.comparison_operator)) {
+      const std::string_view t = text(n);
+      // `a in b` and `a is b` give Python booleans.
+      return t.find(" in ") == std::string_view::npos && t.find(" is ") == std::string_view::npos;
+    }
+    if (is(n, s_.call)) {
+      const std::string_view method = method_of(n);
+      if (method == "bool") return true;
+      if (method == "to" || method == "cuda") return is_mask(receiver_of(n), depth + 1);
+      return contains_text(field(n, s_.f_arguments), "torch.bool") &&
+             is_tensor_function(callee_name(n));
+    }
+    return false;
+  }
+
   // ---- after the walk ------------------------------------------------------------------
 
   // The module and function a call names through this file's imports: `log(...)` after
@@ -1927,6 +1966,22 @@ class Builder {
     }
     for (const auto& [condition, scope] : pending_conditions_) {
       if (is_tensor_condition(condition)) m_.tensor_conditions.push_back({span(condition), scope});
+    }
+    for (const auto& [subscript, scope] : pending_masks_) {
+      TSNode value = field(subscript, s_.f_value);
+      if (ts_node_named_child_count(subscript) != 2 || numpy_names_.count(dotted(value))) continue;
+      TSNode index = field(subscript, s_.f_subscript);
+      if (!is_mask(index) || !is_tensor_expr(value)) continue;
+      // `logits[valid], y[valid]`: one mask, one finding for the line.
+      if (!m_.dynamic_shapes.empty() && last_mask_ == text(index) &&
+          src_.substr(m_.dynamic_shapes.back().span.end,
+                      ts_node_start_byte(subscript) - m_.dynamic_shapes.back().span.end)
+                  .find('\n') == std::string_view::npos) {
+        continue;
+      }
+      last_mask_ = text(index);
+      std::string spelling(text(subscript).substr(0, 60));
+      m_.dynamic_shapes.push_back({span(subscript), scope, std::move(spelling)});
     }
     for (const auto& [call, scope] : pending_dynamic_) {
       if (!is_tensor_expr(receiver_of(call))) continue;
