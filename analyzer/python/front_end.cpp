@@ -275,6 +275,7 @@ class Builder {
       pending_masks_;    // subscripts: boolean-mask indexing when the index is a mask
   std::unordered_set<std::string> mask_names_;  // `valid = labels != -100`
   std::string_view last_mask_;
+  std::unordered_set<std::string> tracker_runs_;  // `run = wandb.init(...)`
   std::vector<std::pair<TSNode, Accumulation>> pending_accumulations_;
 
   // ---- small helpers -------------------------------------------------------------------
@@ -1000,6 +1001,7 @@ class Builder {
         // `train, val = make_loaders()`: each name holds part of what the call returned.
         for (const std::string& t : names) call_results_[t] = callee;
       }
+      if (callee == "wandb.init") tracker_runs_.insert(name);  // `run.log(...)` is wandb.log
       if (tail == "Event" || tail == "Stream" || tail == "current_stream" ||
           tail == "default_stream") {
         sync_objects_.insert(name);
@@ -1507,7 +1509,8 @@ class Builder {
     return (is_logging_method(method) && is_logger_receiver(receiver)) || method == "set_postfix" ||
            method == "set_description" || method == "set_postfix_str" ||
            (method == "write" && last_component(receiver) == "tqdm") || is_metrics_method(method) ||
-           (method == "log" && (receiver == "wandb" || receiver == "mlflow"));
+           (method == "log" &&
+            (receiver == "wandb" || receiver == "mlflow" || tracker_runs_.count(receiver)));
   }
 
   void add_output(TSNode n, OutputKind kind, std::string callee) {
