@@ -177,7 +177,8 @@ void report_unused_suppressions(const SourceFile& file, const std::vector<const 
 StepModel build_model(const SourceFile& file, const Inbound& inbound) {
   const std::string filename = std::filesystem::path(file.path()).filename().string();
   if (is_dependency_file(filename)) return deps::build_model(file.text());
-  if (language_of(filename) == Language::Cpp) return cpp::build_model(file.text());
+  if (language_of(filename) == Language::Cpp)
+    return cpp::build_model_for_file(file.path(), file.text());
   return python::build_model(file.text(), inbound);
 }
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "analyzer/core/config.h"
-#include "analyzer/core/language.h"
+#include "analyzer/cpp/front_end.h"
 #include "analyzer/core/selection.h"
 #include "analyzer/core/walker.h"
 #include "analyzer/engine.h"
@@ -38,6 +38,7 @@ struct CheckOptions {
   bool force_exclude = false;
   bool show_settings = false;
   unsigned jobs = 0;
+  std::string compile_database_dir;  // -p: where compile_commands.json is
   std::string output_file;
   std::string sarif_output;
   std::string json_output;
@@ -129,6 +130,7 @@ int check_project(const CheckOptions& options, Project& project) {
   files.erase(std::unique(files.begin(), files.end()), files.end());
 
   project.resolve(files);
+  cpp::set_compile_database_dir(options.compile_database_dir);
   LintOptions lint;
   lint.jobs = options.jobs;
   lint.rule_set_for = [&project](const std::string& path) { return project.rule_set_for(path); };
@@ -145,14 +147,13 @@ int check_project(const CheckOptions& options, Project& project) {
     summary.file_errors.push_back(fmt::format("{}: {}", e.path, e.message));
   }
   for (const std::string& e : summary.file_errors) error(e);
-  const auto cpp_files = std::count_if(files.begin(), files.end(), [](const std::string& path) {
-    return language_of(std::filesystem::path(path).filename().string()) == Language::Cpp;
-  });
-  if (cpp_files > 0) {
+  if (const size_t syntax_only = cpp::syntax_only_files.load(); syntax_only > 0) {
     note(fmt::format(
-        "{} C++ file{} analysed by syntax alone (tree-sitter-cpp): LibTorch names are matched as "
-        "spelt, not resolved through headers, macros or `using`, so precision is reduced",
-        cpp_files, cpp_files == 1 ? "" : "s"));
+        "{} C++ file{} analysed by syntax alone (tree-sitter-cpp), with no compile database that "
+        "lists {}: LibTorch names are matched as spelt, not resolved through headers, macros or "
+        "`using`, so precision is reduced; pass -p BUILD_DIR (the directory holding "
+        "compile_commands.json, e.g. from cmake -DCMAKE_EXPORT_COMPILE_COMMANDS=ON) for Clang",
+        syntax_only, syntax_only == 1 ? "" : "s", syntax_only == 1 ? "it" : "them"));
   }
 
   const std::string report = render_report(options.format, result, summary, options);
@@ -211,6 +212,9 @@ Subcommand add_check(CLI::App& app) {
       ->take_all();
   cmd->add_option("-j,--jobs", check->jobs, "Files linted in parallel (0: one per core)")
       ->capture_default_str();
+  cmd->add_option("-p,--compile-database", check->compile_database_dir,
+                  "Directory with compile_commands.json for C++ files (default: the nearest one "
+                  "above each file, else build/)");
   cmd->add_option("--output-file", check->output_file,
                   "Write the report to this file instead of stdout");
   cmd->add_option("--sarif-output", check->sarif_output,

@@ -14,6 +14,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libgit2-dev pkgconf
   clang-14 libclang-rt-14-dev
+  libclang-14-dev libclang-cpp14-dev llvm-14-dev libtorch-dev
   python3 pre-commit
 )
 

@@ -3,6 +3,7 @@
 #include <tree_sitter/api.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstring>
 #include <memory>
@@ -13,10 +14,14 @@
 #include <vector>
 
 #include "analyzer/cpp/names.h"
+#include "analyzer/cpp/resolver.h"
 
 extern "C" const TSLanguage* tree_sitter_cpp(void);
 
 namespace gpulint::cpp {
+
+std::atomic<size_t> syntax_only_files{0};
+
 namespace {
 
 // Deeper nesting than this is generated code; it is reported as GL000, not walked.
@@ -49,7 +54,8 @@ struct PendingInput {
 
 class Builder {
  public:
-  explicit Builder(std::string_view src) : src_(src) {}
+  Builder(std::string_view src, const Resolution* resolution)
+      : src_(src), resolution_(resolution) {}
 
   StepModel build() {
     std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
@@ -70,6 +76,7 @@ class Builder {
 
  private:
   std::string_view src_;
+  const Resolution* resolution_;  // Clang's names for calls; null on the syntax-only path
   StepModel m_;
   ScopeId scope_ = kNoScope;
   int32_t function_ = -1;
@@ -94,6 +101,11 @@ class Builder {
   std::vector<std::pair<ScopeId, TSNode>> pending_guards_;
 
   // ---- small helpers -------------------------------------------------------------------
+
+  const std::string* resolved(TSNode call) const {
+    return resolution_ ? resolution_->callee(ts_node_start_byte(call), ts_node_end_byte(call))
+                       : nullptr;
+  }
 
   // Null-safe, as grammar fields are absent in broken or macro-heavy code.
   std::string_view text(TSNode n) const {
@@ -688,15 +700,19 @@ class Builder {
   void on_call(TSNode n, int depth) {
     TSNode function = field(n, "function");
     TSNode args = field(n, "arguments");
-    const std::string callee = callee_name(function);
     const std::string_view method = method_name(function);
     const uint32_t argc = null(args) ? 0 : named_count(args);
+    const std::string* resolved_name = resolved(n);
     if (!method.empty()) {
-      on_method_call(n, function, method, args, depth);
+      on_method_call(n, function, method, args, depth, resolved_name);
       return;
     }
+    // The spelt name finds the file's own functions and models; what a LibTorch API call is,
+    // Clang says when it ran (through `using`, aliases and macros), else the spelling.
+    const std::string spelled = callee_name(function);
+    const std::string callee = resolved_name ? *resolved_name : spelled;
     bool output = is_printf(callee);
-    if (output) m_.outputs.push_back({OutputKind::Console, span(n), scope_, callee});
+    if (output) m_.outputs.push_back({OutputKind::Console, span(n), scope_, spelled});
     if (is_synchronize(callee)) add_sync(n, SyncKind::Synchronize, callee + "()");
     if (is_empty_cache(callee)) add_sync(n, SyncKind::EmptyCache, callee + "()");
     if (is_dynamic_shape(callee)) m_.dynamic_shapes.push_back({span(n), scope_, callee + "()"});
@@ -712,21 +728,39 @@ class Builder {
         text(named(args, 1)) == "\"1\"") {
       add_api(ApiKind::LaunchBlocking, n, compact(n));
     }
-    if (!callee.empty() && callee.find("::") == std::string::npos)
-      pending_calls_.push_back({callee, span(n), scope_, argc > 0});
+    if (!spelled.empty() && spelled.find("::") == std::string::npos)
+      pending_calls_.push_back({spelled, span(n), scope_, argc > 0});
     if (argc > 0 &&
-        (model_names_.count(callee) || loss_names_.count(callee) || is_loss_function(callee)))
-      note_model_inputs(args, callee);
+        (model_names_.count(spelled) || loss_names_.count(spelled) || is_loss_function(callee)))
+      note_model_inputs(args, spelled);
     const bool saved = in_output_;
     in_output_ |= output;
     visit_children(n, depth);
     in_output_ = saved;
   }
 
-  void on_method_call(TSNode n, TSNode function, std::string_view method, TSNode args, int depth) {
+  void on_method_call(TSNode n, TSNode function, std::string_view method, TSNode args, int depth,
+                      const std::string* resolved_name) {
     TSNode receiver = field(function, "argument");
     const std::string recv = root_name(receiver);
     const uint32_t argc = null(args) ? 0 : named_count(args);
+    // With Clang's answer, tensor methods count only on tensors: `queue.item()` is not a sync.
+    std::string_view klass;
+    if (resolved_name) {
+      const size_t at = resolved_name->rfind("::");
+      klass = std::string_view(*resolved_name).substr(0, at == std::string::npos ? 0 : at);
+    }
+    const bool tensor = !resolved_name || klass == "at::Tensor" || klass == "at::TensorBase";
+    const bool stream = !resolved_name || klass.find("Stream") != std::string_view::npos ||
+                        klass.find("Event") != std::string_view::npos;
+    if (!tensor && method != "synchronize") {
+      on_module_method(n, function, method, args, depth);
+      return;
+    }
+    if (method == "synchronize" && !stream) {
+      on_module_method(n, function, method, args, depth);
+      return;
+    }
     if (method == "item") {
       std::string spelling = compact(field(function, "field"));
       if (spelling.starts_with("template")) spelling.erase(0, 8);
@@ -735,6 +769,23 @@ class Builder {
     if (method == "cpu" && argc == 0) add_sync(n, SyncKind::HostCopy, ".cpu()");
     if (method == "synchronize" && argc == 0) add_sync(n, SyncKind::Synchronize, ".synchronize()");
     if (method == "backward") m_.events.push_back({StepEventKind::Backward, span(n), scope_, ""});
+    if (method == "nonzero" || method == "masked_select" || method == "unique")
+      m_.dynamic_shapes.push_back({span(n), scope_, "." + std::string(method) + "()"});
+    if (method == "index" && contains(args, "mask"))
+      m_.dynamic_shapes.push_back({span(n), scope_, ".index()"});
+    if (method == "to" && argc >= 1) {
+      if (device_of(named(args, 0)) == DeviceTarget::Cpu)
+        add_sync(n, SyncKind::HostCopy, ".to(" + compact(named(args, 0)) + ")");
+    }
+    on_module_method(n, function, method, args, depth);
+  }
+
+  // Methods that do not need a tensor receiver: modules, optimizers, loader options, moves.
+  void on_module_method(TSNode n, TSNode function, std::string_view method, TSNode args,
+                        int depth) {
+    TSNode receiver = field(function, "argument");
+    const std::string recv = root_name(receiver);
+    const uint32_t argc = null(args) ? 0 : named_count(args);
     if (method == "step" &&
         (optimizer_names_.count(recv) || recv.find("optim") != std::string::npos))
       m_.events.push_back({StepEventKind::OptimizerStep, span(n), scope_, ""});
@@ -748,10 +799,6 @@ class Builder {
       model_names_.insert(recv);
       trained_names_.insert(recv);
     }
-    if (method == "nonzero" || method == "masked_select" || method == "unique")
-      m_.dynamic_shapes.push_back({span(n), scope_, "." + std::string(method) + "()"});
-    if (method == "index" && contains(args, "mask"))
-      m_.dynamic_shapes.push_back({span(n), scope_, ".index()"});
     if (method == "setAllowTF32CuBLAS" && argc == 1) {
       std::string_view v = text(named(args, 0));
       if (v == "false") add_api(ApiKind::Tf32Disabled, n, compact(n));
@@ -768,8 +815,6 @@ class Builder {
       if (auto target = device_of(named(args, 0))) {
         bool non_blocking = argc >= 2 && text(named(args, 1)) == "true";
         on_move(n, function, *target, std::string(text(named(args, 0))), non_blocking);
-        if (*target == DeviceTarget::Cpu)
-          add_sync(n, SyncKind::HostCopy, ".to(" + compact(named(args, 0)) + ")");
       }
     }
     visit(receiver, depth + 1);
@@ -1033,11 +1078,25 @@ std::string blank_export_macros(std::string_view text) {
 
 }  // namespace
 
-StepModel build_model(std::string_view text) {
+StepModel build_model(std::string_view text, const Resolution* resolution) {
   const std::string source = blank_export_macros(text);
-  Builder builder(source);
+  Builder builder(source, resolution);
   StepModel model = builder.build();
   model.language = Language::Cpp;
+  return model;
+}
+
+StepModel build_model_for_file(const std::string& path, std::string_view text) {
+  const std::optional<Resolution> resolution = resolve_with_clang(path);
+  if (!resolution) syntax_only_files.fetch_add(1, std::memory_order_relaxed);
+  StepModel model = build_model(text, resolution ? &*resolution : nullptr);
+  if (resolution && !resolution->error.empty()) {
+    // Clang's partial AST still resolves what it could; the rest is matched by spelling.
+    const uint32_t at = std::min<uint32_t>(resolution->error_offset, text.size());
+    model.parse_errors.insert(
+        model.parse_errors.begin(),
+        {{at, at}, resolution->error + "; calls it could not resolve are matched by name"});
+  }
   return model;
 }
 

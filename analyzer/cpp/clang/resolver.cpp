@@ -1,0 +1,290 @@
+#include "analyzer/cpp/resolver.h"
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Decl.h>
+#include <clang/AST/Expr.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendAction.h>
+#include <clang/Lex/Lexer.h>
+#include <clang/Tooling/ArgumentsAdjusters.h>
+#include <clang/Tooling/CompilationDatabase.h>
+#include <clang/Tooling/JSONCompilationDatabase.h>
+#include <clang/Tooling/Tooling.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+namespace gpulint::cpp {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Clang's builtin headers (stddef.h, ...) live in its resource directory, which a tool linked
+// against libclang-cpp does not find by itself.
+constexpr const char* kResourceDir = GPULINT_CLANG_RESOURCE_DIR;
+
+std::mutex& database_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::string& database_dir() {
+  static std::string dir;
+  return dir;
+}
+struct Loaded {
+  std::shared_ptr<clang::tooling::CompilationDatabase> db;  // null: none, or unreadable
+  bool broken = false;                                      // there, but not a database
+};
+
+// One database per directory for the whole run.
+std::map<std::string, Loaded>& databases() {
+  static std::map<std::string, Loaded> cache;
+  return cache;
+}
+
+std::shared_ptr<clang::tooling::CompilationDatabase> load(const fs::path& dir, bool* broken) {
+  std::lock_guard<std::mutex> lock(database_mutex());
+  auto [it, inserted] = databases().emplace(dir.string(), Loaded{});
+  if (inserted) {
+    std::string error;
+    const fs::path json = dir / "compile_commands.json";
+    std::error_code ec;
+    // LLVM's parser prints its own complaint to stderr; a file that is not JSON at all is
+    // caught first, so the only message is gpulint's.
+    std::ifstream in(json, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    if (fs::exists(json, ec) && !nlohmann::json::accept(bytes.str())) {
+      it->second.broken = true;
+    } else if (fs::exists(json, ec)) {
+      it->second.db = clang::tooling::JSONCompilationDatabase::loadFromFile(
+          json.string(), error, clang::tooling::JSONCommandLineSyntax::AutoDetect);
+      it->second.broken = it->second.db == nullptr;
+    }
+  }
+  *broken = it->second.broken;
+  return it->second.db;
+}
+
+struct Found {
+  std::vector<clang::tooling::CompileCommand> commands;  // empty: no database has the file
+  fs::path dir;
+  bool broken = false;
+};
+
+// The commands of one file, copied out of the shared database: JSONCompilationDatabase's
+// lookups are not safe from several threads, so they happen under the lock and each Clang run
+// gets its own copy.
+class OneFile : public clang::tooling::CompilationDatabase {
+ public:
+  explicit OneFile(std::vector<clang::tooling::CompileCommand> commands)
+      : commands_(std::move(commands)) {}
+  std::vector<clang::tooling::CompileCommand> getCompileCommands(llvm::StringRef) const override {
+    return commands_;
+  }
+
+ private:
+  std::vector<clang::tooling::CompileCommand> commands_;
+};
+
+Found find_database(const fs::path& file) {
+  Found found;
+  std::string explicit_dir;
+  {
+    std::lock_guard<std::mutex> lock(database_mutex());
+    explicit_dir = database_dir();
+  }
+  std::vector<fs::path> candidates;
+  if (!explicit_dir.empty()) {
+    candidates.push_back(explicit_dir);
+  } else {
+    std::error_code ec;
+    for (fs::path dir = file.parent_path(); !dir.empty(); dir = dir.parent_path()) {
+      if (fs::exists(dir / "compile_commands.json", ec)) {
+        candidates.push_back(dir);
+        break;
+      }
+      if (dir == dir.parent_path()) break;
+    }
+    if (fs::path cwd = fs::current_path(ec); !ec) candidates.push_back(cwd / "build");
+  }
+  for (const fs::path& dir : candidates) {
+    bool broken = false;
+    auto db = load(dir, &broken);
+    found.broken |= broken;
+    if (db) {
+      std::lock_guard<std::mutex> lock(database_mutex());
+      found.commands = db->getCompileCommands(file.string());
+    }
+    if (!found.commands.empty()) {
+      found.dir = dir;
+      return found;
+    }
+    if (broken) found.dir = dir;
+  }
+  return found;
+}
+
+// Flags GCC accepts and Clang 14 rejects, as CMake writes them for g++ builds.
+bool gcc_only(const std::string& arg) {
+  return arg == "-fno-semantic-interposition" || arg == "-fconcepts" ||
+         arg.starts_with("-fcompare-debug") || arg == "-fno-gnu-unique" ||
+         arg.starts_with("-fmacro-prefix-map") || arg == "-fstack-clash-protection";
+}
+
+class Collector : public clang::RecursiveASTVisitor<Collector> {
+ public:
+  Collector(clang::SourceManager& sm, const clang::LangOptions& lang, Resolution& out)
+      : sm_(sm), lang_(lang), out_(out) {}
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+
+  bool VisitCallExpr(clang::CallExpr* call) {
+    const clang::FunctionDecl* callee = call->getDirectCallee();
+    if (callee == nullptr) return true;
+    clang::SourceLocation begin = call->getBeginLoc(), end = call->getEndLoc();
+    if (begin.isInvalid() || end.isInvalid()) return true;
+    // A call spelt in a macro argument is reported where it is spelt; one that a macro's body
+    // makes, at the macro's invocation, which is what the source shows.
+    auto place = [&](clang::SourceLocation loc, bool at_end) {
+      if (!loc.isMacroID()) return loc;
+      if (sm_.isMacroArgExpansion(loc)) return sm_.getSpellingLoc(loc);
+      auto range = sm_.getExpansionRange(loc);
+      return at_end ? range.getEnd() : range.getBegin();
+    };
+    begin = place(begin, false);
+    end = place(end, true);
+    if (!sm_.isInMainFile(begin) || !sm_.isInMainFile(end)) return true;
+    const unsigned b = sm_.getFileOffset(begin);
+    const unsigned e = sm_.getFileOffset(end) + clang::Lexer::MeasureTokenLength(end, sm_, lang_);
+    if (e <= b) return true;
+    // Template instantiations repeat a call; the first resolution stands.
+    out_.callees.emplace(Resolution::key(b, e), callee->getQualifiedNameAsString());
+    return true;
+  }
+
+ private:
+  clang::SourceManager& sm_;
+  const clang::LangOptions& lang_;
+  Resolution& out_;
+};
+
+class Consumer : public clang::ASTConsumer {
+ public:
+  explicit Consumer(Resolution& out) : out_(out) {}
+  void HandleTranslationUnit(clang::ASTContext& context) override {
+    Collector collector(context.getSourceManager(), context.getLangOpts(), out_);
+    collector.TraverseDecl(context.getTranslationUnitDecl());
+  }
+
+ private:
+  Resolution& out_;
+};
+
+// Keeps the first error, with its line, so the user learns why findings may be missing.
+class FirstError : public clang::DiagnosticConsumer {
+ public:
+  explicit FirstError(Resolution& out) : out_(out) {}
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
+                        const clang::Diagnostic& info) override {
+    clang::DiagnosticConsumer::HandleDiagnostic(level, info);
+    if (level < clang::DiagnosticsEngine::Error || !out_.error.empty()) return;
+    llvm::SmallString<256> message;
+    info.FormatDiagnostic(message);
+    std::string where;
+    if (info.hasSourceManager() && info.getLocation().isValid()) {
+      const clang::SourceManager& sm = info.getSourceManager();
+      const clang::SourceLocation loc = sm.getExpansionLoc(info.getLocation());
+      if (sm.isInMainFile(loc)) {
+        out_.error_offset = sm.getFileOffset(loc);
+      } else if (clang::PresumedLoc p = sm.getPresumedLoc(loc); p.isValid()) {
+        where = std::string(p.getFilename()) + ":" + std::to_string(p.getLine()) + ": ";
+      }
+    }
+    out_.error = "Clang: " + where + std::string(message.str());
+  }
+
+ private:
+  Resolution& out_;
+};
+
+class Action : public clang::ASTFrontendAction {
+ public:
+  explicit Action(Resolution& out) : out_(out) {}
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance&,
+                                                        llvm::StringRef) override {
+    return std::make_unique<Consumer>(out_);
+  }
+
+ private:
+  Resolution& out_;
+};
+
+class Factory : public clang::tooling::FrontendActionFactory {
+ public:
+  explicit Factory(Resolution& out) : out_(out) {}
+  std::unique_ptr<clang::FrontendAction> create() override {
+    return std::make_unique<Action>(out_);
+  }
+
+ private:
+  Resolution& out_;
+};
+
+}  // namespace
+
+void set_compile_database_dir(std::string dir) {
+  std::lock_guard<std::mutex> lock(database_mutex());
+  database_dir() = std::move(dir);
+}
+
+bool clang_available() { return true; }
+
+std::optional<Resolution> resolve_with_clang(const std::string& path) {
+  std::error_code ec;
+  const fs::path file = fs::absolute(path, ec);
+  if (ec) return std::nullopt;
+  Found found = find_database(file);
+  if (found.commands.empty()) {
+    if (!found.broken) return std::nullopt;
+    Resolution broken;
+    broken.error =
+        (found.dir / "compile_commands.json").string() + " could not be read as a compile database";
+    return broken;
+  }
+  OneFile db(std::move(found.commands));
+  clang::tooling::ClangTool tool(db, {file.string()});
+  tool.appendArgumentsAdjuster(clang::tooling::getClangSyntaxOnlyAdjuster());
+  tool.appendArgumentsAdjuster(clang::tooling::getClangStripOutputAdjuster());
+  tool.appendArgumentsAdjuster(
+      [](const clang::tooling::CommandLineArguments& args, llvm::StringRef) {
+        clang::tooling::CommandLineArguments out;
+        for (const std::string& arg : args) {
+          if (!gcc_only(arg)) out.push_back(arg);
+        }
+        out.push_back(std::string("-resource-dir=") + kResourceDir);
+        out.push_back("-w");  // the user's warnings are their compiler's business
+        out.push_back("-fno-caret-diagnostics");  // and no "N errors generated" on stderr
+        return out;
+      });
+  Resolution resolution;
+  FirstError errors(resolution);
+  tool.setDiagnosticConsumer(&errors);
+  tool.setPrintErrorMessage(false);
+  Factory factory(resolution);
+  const int status = tool.run(&factory);
+  if (status != 0 && resolution.error.empty())
+    resolution.error = "Clang: the file could not be analysed";
+  return resolution;
+}
+
+}  // namespace gpulint::cpp

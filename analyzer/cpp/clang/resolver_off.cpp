@@ -1,0 +1,10 @@
+// Built with GPULINT_WITH_CLANG=OFF: every C++ file is analysed by syntax alone.
+#include "analyzer/cpp/resolver.h"
+
+namespace gpulint::cpp {
+
+void set_compile_database_dir(std::string) {}
+bool clang_available() { return false; }
+std::optional<Resolution> resolve_with_clang(const std::string&) { return std::nullopt; }
+
+}  // namespace gpulint::cpp

@@ -1,0 +1,41 @@
+#pragma once
+
+// Names of calls as Clang resolves them, for C++ files a compile database covers. The
+// tree-sitter walk asks it what a call really calls: `synchronize()` after `using namespace
+// torch::cuda` is `torch::cuda::synchronize`, `SYNC()` expands to it, and `queue.item()` on a
+// user's class is not `at::Tensor::item`.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+namespace gpulint::cpp {
+
+struct Resolution {
+  // (begin, end) byte offsets of a call in the main file -> the callee's qualified name
+  // (`at::Tensor::item`, `torch::cuda::synchronize`). A call written in a macro's body is keyed
+  // by the macro invocation; one in a macro argument by where it is spelt.
+  std::unordered_map<uint64_t, std::string> callees;
+  std::string error;          // the first error Clang reported; empty when clean
+  uint32_t error_offset = 0;  // where, when that is in the main file
+
+  static uint64_t key(uint32_t begin, uint32_t end) { return (uint64_t{begin} << 32) | end; }
+  const std::string* callee(uint32_t begin, uint32_t end) const {
+    auto it = callees.find(key(begin, end));
+    return it == callees.end() ? nullptr : &it->second;
+  }
+};
+
+// Where compile databases are looked for: `-p DIR` when given, else the nearest
+// compile_commands.json above the file, else build/ under the working directory.
+void set_compile_database_dir(std::string dir);
+
+// Runs Clang on `path` with its flags from the compile database; nullopt when no database
+// covers the file (or gpulint was built without Clang), and the caller stays with syntax.
+std::optional<Resolution> resolve_with_clang(const std::string& path);
+
+// True when this build can use Clang at all.
+bool clang_available();
+
+}  // namespace gpulint::cpp

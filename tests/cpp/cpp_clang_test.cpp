@@ -1,0 +1,161 @@
+// The Clang path: fixtures under fixtures/cpp/clang/ compiled against the mock LibTorch headers
+// in fixtures/cpp/include/ through a compile database written into a temporary directory, bad
+// databases and headers, and (slow, ~12 s a file) fixtures compiled against Debian's real
+// libtorch-dev headers through a CMake-generated compile database.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analyzer/cpp/front_end.h"
+#include "analyzer/engine.h"
+#include "rules/registry.h"
+#include "tests/expectations.h"
+#include "tests/fixture_selection.h"
+
+namespace gpulint {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path source_dir() { return fs::path(GPULINT_SOURCE_DIR); }
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "gpulint-cpp-XXXXXX").string();
+    path_ = mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// Sets -p for one test and clears it after, so other tests find no database.
+class DatabaseDir {
+ public:
+  explicit DatabaseDir(const fs::path& dir) { cpp::set_compile_database_dir(dir.string()); }
+  ~DatabaseDir() { cpp::set_compile_database_dir(""); }
+};
+
+void write_database(const fs::path& dir, const std::vector<fs::path>& files,
+                    const std::string& flags) {
+  std::ofstream out(dir / "compile_commands.json");
+  out << "[\n";
+  for (size_t i = 0; i < files.size(); ++i) {
+    out << "  {\"directory\": \"" << source_dir().string() << "\", \"file\": \""
+        << files[i].string() << "\", \"command\": \"g++ " << flags << " -c " << files[i].string()
+        << " -o /dev/null\"}" << (i + 1 < files.size() ? "," : "") << "\n";
+  }
+  out << "]\n";
+}
+
+// Lints one file and compares its findings with its `// expect:` markers.
+void expect_markers(const fs::path& file) {
+  const std::string text = read_file(file);
+  const expect::ParsedExpectations parsed = expect::parse_expectations(text, "//");
+  std::set<std::string> marked;
+  for (const expect::Expectation& e : parsed.expectations) marked.insert(e.code);
+  const RuleSet rule_set = fixture::rule_set(marked, {});
+  LintOptions options;
+  options.rules = rule_set.rules;
+  options.jobs = 1;
+  const LintResult result = lint_files({file.string()}, options);
+  for (const FileError& e : result.errors) ADD_FAILURE() << e.path << ": " << e.message;
+  std::vector<expect::Actual> actuals;
+  for (const Diagnostic& d : result.diagnostics)
+    actuals.push_back({d.code, d.location.start.line, d.location.start.column, d.message});
+  const expect::MatchResult match = expect::match(parsed.expectations, actuals);
+  for (const expect::Expectation& e : match.missing)
+    ADD_FAILURE() << file.string() << ":" << e.line << ": missing " << e.code << " " << e.fragment;
+  for (const expect::Actual& a : match.unexpected)
+    ADD_FAILURE() << file.string() << ":" << a.line << ":" << a.column << ": unexpected " << a.code
+                  << ": " << a.message;
+}
+
+std::vector<fs::path> clang_fixtures() {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(source_dir() / "fixtures/cpp/clang"))
+    if (entry.path().extension() == ".cpp") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(CppClang, MockHeaderFixturesMatchTheirMarkers) {
+  TempDir dir;
+  const std::vector<fs::path> files = clang_fixtures();
+  ASSERT_FALSE(files.empty());
+  write_database(dir.path(), files,
+                 "-std=c++17 -I" + (source_dir() / "fixtures/cpp/include").string());
+  DatabaseDir database(dir.path());
+  for (const fs::path& file : files) {
+    SCOPED_TRACE(file.string());
+    expect_markers(file);
+  }
+}
+
+TEST(CppClang, BrokenDatabaseIsReportedAndSyntaxStillAnalyses) {
+  TempDir dir;
+  std::ofstream(dir.path() / "compile_commands.json") << "[{\"directory\": 3";
+  DatabaseDir database(dir.path());
+  const fs::path file = source_dir() / "fixtures/cpp/GL102_GL103_GL107_syncs_in_loop.cpp";
+  LintOptions options;
+  for (const Rule* rule : all_rules()) {
+    if (rule->info.default_on) options.rules.push_back(rule);
+  }
+  const LintResult result = lint_files({file.string()}, options);
+  bool gl000 = false, gl103 = false;
+  for (const Diagnostic& d : result.diagnostics) {
+    gl000 |= d.code == "GL000" && d.message.find("could not be read") != std::string::npos;
+    gl103 |= d.code == "GL103";
+  }
+  EXPECT_TRUE(gl000);
+  EXPECT_TRUE(gl103);
+}
+
+TEST(CppClang, FileOutsideTheDatabaseIsAnalysedBySyntax) {
+  TempDir dir;
+  write_database(dir.path(), {source_dir() / "fixtures/cpp/clang/resolved_names.cpp"}, "");
+  DatabaseDir database(dir.path());
+  const size_t before = cpp::syntax_only_files.load();
+  const fs::path file = source_dir() / "fixtures/cpp/GL101_item_in_loop.cpp";
+  EXPECT_FALSE(cpp::resolve_with_clang(file.string()).has_value());
+  const std::string text = read_file(file);
+  cpp::build_model_for_file(file.string(), text);
+  EXPECT_EQ(cpp::syntax_only_files.load(), before + 1);
+}
+
+// Slow: parsing torch/torch.h costs about 12 s a file on this machine.
+TEST(CppClangLibTorch, RealHeadersThroughACMakeDatabase) {
+  const fs::path torch = "/usr/include/torch/csrc/api/include/torch/torch.h";
+  if (!fs::exists(torch)) GTEST_SKIP() << "Debian's libtorch-dev is not installed";
+  TempDir dir;
+  const std::string configure = "cmake -S " + (source_dir() / "fixtures/cpp/libtorch").string() +
+                                " -B " + dir.path().string() + " >/dev/null 2>&1";
+  ASSERT_EQ(std::system(configure.c_str()), 0) << configure;
+  ASSERT_TRUE(fs::exists(dir.path() / "compile_commands.json"));
+  DatabaseDir database(dir.path());
+  expect_markers(source_dir() / "fixtures/cpp/realistic/mnist.cpp");
+}
+
+}  // namespace
+}  // namespace gpulint
