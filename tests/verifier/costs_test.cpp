@@ -61,6 +61,20 @@ TEST(VerifierCosts, FindingsSayWhatTheyKnowStatically) {
                 .unaligned_dim,
             1000);
   EXPECT_FALSE(finding_params(finding("GL101", "batch_size=4")).batch_size);
+  EXPECT_EQ(finding_params(finding("GL303",
+                                   "`torch.zeros(...)` is filled on the CPU and then "
+                                   "copied to the GPU"))
+                .random_fill,
+            false);
+  EXPECT_EQ(finding_params(finding("GL303", "`torch.randn(...)` is filled on the CPU")).random_fill,
+            true);
+}
+
+TEST(VerifierCosts, ConstantFactoriesAreComparedWithTheConstantFill) {
+  FindingParams zeros;
+  zeros.random_fill = false;
+  EXPECT_EQ(cost_spec("GL303", Params{}, zeros)->bad, "fill.zeros_host_copy");
+  EXPECT_EQ(cost_spec("GL303", Params{})->bad, "fill.host_copy");
 }
 
 TEST(VerifierCosts, PlanRunsTheExperimentsOfTheRulesThatFired) {

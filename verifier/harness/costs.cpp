@@ -49,6 +49,12 @@ FindingParams finding_params(const Diagnostic& d) {
       out.batch_size = 1;  // DataLoader's default
     }
     if (out.batch_size && *out.batch_size <= 0) out.batch_size.reset();
+  } else if (d.code == "GL303") {
+    // "`torch.zeros(...)` is filled on the CPU": rand, randn, randint and randperm draw random
+    // numbers on the host; the other factories write constants or ranges.
+    if (d.message.find("`torch.") != std::string::npos) {
+      out.random_fill = d.message.find("`torch.rand") != std::string::npos;
+    }
   } else if (d.code == "GL405") {
     static const std::regex dim(R"(size (\d+) is not a multiple of 8)");
     if (std::regex_search(d.message, m, dim)) out.unaligned_dim = std::stoll(m[1].str());
@@ -116,6 +122,10 @@ std::optional<CostSpec> cost_spec(std::string_view code, const Params& p, const 
                     "a " + format_gemm(p.cpu_gemm) + " fp32 GEMM on the CPU instead of the GPU"};
   }
   if (code == "GL303") {
+    if (!f.random_fill.value_or(true)) {
+      return CostSpec{"placement", "fill.zeros_host_copy", "fill.zeros_device",
+                      "a constant fill on the host and copied, vs filled on the device"};
+    }
     return CostSpec{"placement", "fill.host_copy", "fill.device",
                     "randn filled on the host and copied, vs filled on the device"};
   }

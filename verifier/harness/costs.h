@@ -19,6 +19,7 @@ namespace gpulint::verifier {
 struct FindingParams {
   std::optional<int64_t> batch_size;     // GL206: the literal batch_size, 1 when absent
   std::optional<int64_t> unaligned_dim;  // GL405: the size that is not a multiple of 8
+  std::optional<bool> random_fill;       // GL303: a random factory (rand*) or a constant one
 };
 FindingParams finding_params(const Diagnostic& d);
 
