@@ -46,6 +46,8 @@ class CollectingSink : public Sink {
 Links links_of(const SourceFile& file, const StepModel& model) {
   Links links;
   links.cuda = model.cuda_context();
+  links.wanted_constants = model.imported_constants;
+  links.constants = model.constants;
   for (const ImportedCall& call : model.imported_calls) {
     StepContext context = model.step_context(call.scope);
     if (!context.per_step()) continue;
@@ -103,6 +105,9 @@ std::string inbound_key(const Inbound& inbound) {
     key.push_back('|');
   }
   for (const std::string& f : inbound.loader_functions) key.append(f).push_back(',');
+  key.push_back('|');
+  for (const auto& [name, value] : inbound.constants)
+    key.append(name).append("=").append(std::to_string(value)).push_back(',');
   return key;
 }
 
@@ -234,6 +239,7 @@ void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome
     std::vector<std::map<std::string, ExternalCaller>> callers(paths.size());
     std::vector<std::set<std::string>> loaders(paths.size());
     std::vector<uint8_t> cuda(paths.size(), 0);
+    std::vector<std::map<std::string, int64_t>> constants(paths.size());
     for (size_t from = 0; from < paths.size(); ++from) {
       for (const Links::Call& call : outcomes[from].links.calls) {
         const int32_t to = index.resolve(paths[from], call.module);
@@ -243,6 +249,15 @@ void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome
             call.caller.function + '\0' + at.path + '\0' + std::to_string(at.span.begin);
         callers[to].emplace(std::move(key), call.caller);
         cuda[to] |= outcomes[from].links.cuda;
+      }
+      for (const ImportedConstant& wanted : outcomes[from].links.wanted_constants) {
+        const int32_t to = index.resolve(paths[from], wanted.module);
+        if (to < 0 || static_cast<size_t>(to) == from) continue;
+        const auto& exported = outcomes[to].links.constants;
+        auto it = std::lower_bound(exported.begin(), exported.end(), wanted.symbol,
+                                   [](const auto& c, const std::string& s) { return c.first < s; });
+        if (it != exported.end() && it->first == wanted.symbol)
+          constants[from].emplace(wanted.local, it->second);
       }
       for (const Links::LoaderUse& use : outcomes[from].links.loader_uses) {
         const int32_t to = index.resolve(paths[from], use.module);
@@ -257,6 +272,7 @@ void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome
       for (auto& [key, caller] : callers[i]) next.callers.push_back(std::move(caller));
       next.loader_functions.assign(loaders[i].begin(), loaders[i].end());
       next.cuda = cuda[i] != 0;
+      next.constants.assign(constants[i].begin(), constants[i].end());
       if (next == inbound[i]) continue;
       inbound[i] = std::move(next);
       changed.push_back(i);

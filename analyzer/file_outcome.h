@@ -30,6 +30,8 @@ struct Links {
   std::vector<Call> calls;             // per-step calls of imported functions
   std::vector<LoaderUse> loader_uses;  // imported functions whose result a step loop iterates
   bool cuda = false;                   // the file runs on a CUDA device
+  std::vector<ImportedConstant> wanted_constants;          // other modules' constants it reads
+  std::vector<std::pair<std::string, int64_t>> constants;  // its own, for the files that import it
 };
 
 struct FileOutcome {

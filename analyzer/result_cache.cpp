@@ -116,8 +116,12 @@ std::string encode(const FileOutcome& outcome) {
     calls.push_back({c.module, caller_json(c.caller)});
   for (const Links::LoaderUse& u : outcome.links.loader_uses)
     loaders.push_back({u.module, u.function});
+  json wanted = json::array(), constants = json::array();
+  for (const ImportedConstant& c : outcome.links.wanted_constants)
+    wanted.push_back({c.module, c.symbol, c.local});
+  for (const auto& [name, value] : outcome.links.constants) constants.push_back({name, value});
   const std::vector<uint8_t> bytes =
-      json::to_msgpack(json{diagnostics, calls, loaders, outcome.links.cuda});
+      json::to_msgpack(json{diagnostics, calls, loaders, outcome.links.cuda, wanted, constants});
   return std::string(bytes.begin(), bytes.end());
 }
 
@@ -128,10 +132,14 @@ FileOutcome decode(const std::string& bytes) {
   for (const json& c : j.at(1)) outcome.links.calls.push_back({c.at(0), caller_of(c.at(1))});
   for (const json& u : j.at(2)) outcome.links.loader_uses.push_back({u.at(0), u.at(1)});
   outcome.links.cuda = j.at(3).get<bool>();
+  for (const json& c : j.at(4))
+    outcome.links.wanted_constants.push_back({c.at(0), c.at(1), c.at(2)});
+  for (const json& c : j.at(5))
+    outcome.links.constants.emplace_back(c.at(0), c.at(1).get<int64_t>());
   return outcome;
 }
 
-constexpr std::string_view kMagic = "gpulint-cache-1";
+constexpr std::string_view kMagic = "gpulint-cache-2";
 
 }  // namespace
 

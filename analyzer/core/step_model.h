@@ -77,6 +77,14 @@ struct ImportedLoader {
   int32_t loop = -1;
 };
 
+// A loader option read from another module (`batch_size=config.BATCH_SIZE`) that this file
+// could not resolve: the linker looks it up in the module's constants.
+struct ImportedConstant {
+  std::string module;
+  std::string symbol;
+  std::string local;  // as spelled here: `config.BATCH_SIZE`
+};
+
 // A step loop in another file of the run calls a module-level function of this one.
 struct ExternalCaller {
   std::string function;
@@ -97,6 +105,8 @@ struct Inbound {
   std::vector<ExternalCaller> callers;
   std::vector<std::string> loader_functions;  // their returned loader feeds a step loop
   bool cuda = false;                          // one of those files runs on a CUDA device
+  // Constants of other modules this file reads, by their spelling here.
+  std::vector<std::pair<std::string, int64_t>> constants;
 
   friend bool operator==(const Inbound&, const Inbound&) = default;
 };
@@ -364,7 +374,9 @@ class StepModel {
   std::vector<Import> imports;
   std::vector<ImportedCall> imported_calls;
   std::vector<ImportedLoader> imported_loaders;
-  std::vector<ExternalCaller> external_callers;  // resolved; their `index` is valid
+  std::vector<ImportedConstant> imported_constants;
+  std::vector<std::pair<std::string, int64_t>> constants;  // module-level NAME = integer
+  std::vector<ExternalCaller> external_callers;            // resolved; their `index` is valid
   bool cuda_elsewhere = false;  // a CUDA file of the run runs this one's step code or loaders
   std::vector<Span> autocast_regions_outside_loops;
   std::vector<Comment> comments;

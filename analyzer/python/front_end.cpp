@@ -275,7 +275,8 @@ class Builder {
       pending_masks_;    // subscripts: boolean-mask indexing when the index is a mask
   std::unordered_set<std::string> mask_names_;  // `valid = labels != -100`
   std::string_view last_mask_;
-  std::unordered_set<std::string> tracker_runs_;  // `run = wandb.init(...)`
+  mutable std::vector<ImportedConstant> imported_constants_;  // found while resolving values
+  std::unordered_set<std::string> tracker_runs_;              // `run = wandb.init(...)`
   std::vector<std::pair<TSNode, Accumulation>> pending_accumulations_;
 
   // ---- small helpers -------------------------------------------------------------------
@@ -1761,14 +1762,28 @@ class Builder {
       v.state = Value::State::Known;
       v.number = literal_number(n);
       v.is_bool = !is(n, s_.integer);
-    } else if (is(n, s_.identifier)) {
-      auto it = constants_.find(std::string(text(n)));
-      if (it != constants_.end()) {
+    } else if (is(n, s_.identifier) || is(n, s_.attribute)) {
+      const std::string name = dotted(n);
+      if (auto it = constants_.find(name); it != constants_.end()) {
         v.state = Value::State::Known;
         v.number = it->second;
+      } else if (auto target = imported_target(name)) {
+        // Wanted even once known, so the link that answers it is made again every round.
+        imported_constants_.push_back({target->first, target->second, name});
+        if (auto in = inbound_constant(name)) {
+          v.state = Value::State::Known;
+          v.number = *in;
+        }
       }
     }
     return v;
+  }
+
+  std::optional<int64_t> inbound_constant(const std::string& name) const {
+    for (const auto& [local, value] : inbound_.constants) {
+      if (local == name) return value;
+    }
+    return std::nullopt;
   }
 
   // Keyword values from a `**kwargs` whose dict is built in this file. Returns false when the
@@ -1938,6 +1953,9 @@ class Builder {
       m_.external_callers.back().index = it->second;
     }
     m_.cuda_elsewhere = inbound_.cuda;
+    m_.imported_constants = std::move(imported_constants_);
+    m_.constants.assign(constants_.begin(), constants_.end());
+    std::sort(m_.constants.begin(), m_.constants.end());
     for (const std::string& name : inbound_.loader_functions) {
       if (auto it = loader_functions_.find(name); it != loader_functions_.end())
         m_.loaders[it->second].feeds_step_loop_elsewhere = true;
