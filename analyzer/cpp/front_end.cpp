@@ -1087,7 +1087,7 @@ StepModel build_model(std::string_view text, const Resolution* resolution) {
 }
 
 StepModel build_model_for_file(const std::string& path, std::string_view text) {
-  const std::optional<Resolution> resolution = resolve_with_clang(path);
+  const std::optional<Resolution> resolution = resolve_with_clang(path, text);
   if (!resolution) syntax_only_files.fetch_add(1, std::memory_order_relaxed);
   StepModel model = build_model(text, resolution ? &*resolution : nullptr);
   if (resolution && !resolution->error.empty()) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 namespace gpulint::cpp {
@@ -31,9 +32,11 @@ struct Resolution {
 // compile_commands.json above the file, else build/ under the working directory.
 void set_compile_database_dir(std::string dir);
 
-// Runs Clang on `path` with its flags from the compile database; nullopt when no database
-// covers the file (or gpulint was built without Clang), and the caller stays with syntax.
-std::optional<Resolution> resolve_with_clang(const std::string& path);
+// Runs Clang on `path` (whose text is `text`) with its flags from the compile database; nullopt
+// when no database covers the file (or gpulint was built without Clang), and the caller stays
+// with syntax. Files of one run with the same leading #include block share a precompiled
+// header of it (clang/preamble.h).
+std::optional<Resolution> resolve_with_clang(const std::string& path, std::string_view text);
 
 // True when this build can use Clang at all.
 bool clang_available();

@@ -1,5 +1,7 @@
 #include "analyzer/cpp/resolver.h"
 
+#include "analyzer/cpp/clang/preamble.h"
+
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Decl.h>
 #include <clang/AST/Expr.h>
@@ -249,7 +251,7 @@ void set_compile_database_dir(std::string dir) {
 
 bool clang_available() { return true; }
 
-std::optional<Resolution> resolve_with_clang(const std::string& path) {
+std::optional<Resolution> resolve_with_clang(const std::string& path, std::string_view text) {
   std::error_code ec;
   const fs::path file = fs::absolute(path, ec);
   if (ec) return std::nullopt;
@@ -261,11 +263,9 @@ std::optional<Resolution> resolve_with_clang(const std::string& path) {
         (found.dir / "compile_commands.json").string() + " could not be read as a compile database";
     return broken;
   }
-  OneFile db(std::move(found.commands));
-  clang::tooling::ClangTool tool(db, {file.string()});
-  tool.appendArgumentsAdjuster(clang::tooling::getClangSyntaxOnlyAdjuster());
-  tool.appendArgumentsAdjuster(clang::tooling::getClangStripOutputAdjuster());
-  tool.appendArgumentsAdjuster(
+  const clang::tooling::ArgumentsAdjuster adjust = clang::tooling::combineAdjusters(
+      clang::tooling::combineAdjusters(clang::tooling::getClangSyntaxOnlyAdjuster(),
+                                       clang::tooling::getClangStripOutputAdjuster()),
       [](const clang::tooling::CommandLineArguments& args, llvm::StringRef) {
         clang::tooling::CommandLineArguments out;
         for (const std::string& arg : args) {
@@ -276,14 +276,32 @@ std::optional<Resolution> resolve_with_clang(const std::string& path) {
         out.push_back("-fno-caret-diagnostics");  // and no "N errors generated" on stderr
         return out;
       });
-  Resolution resolution;
-  FirstError errors(resolution);
-  tool.setDiagnosticConsumer(&errors);
-  tool.setPrintErrorMessage(false);
-  Factory factory(resolution);
-  const int status = tool.run(&factory);
-  if (status != 0 && resolution.error.empty())
-    resolution.error = "Clang: the file could not be analysed";
+  const std::string pch = shared_preamble(
+      file.string(), std::string(text), adjust(found.commands.front().CommandLine, file.string()));
+  OneFile db(std::move(found.commands));
+  auto run = [&](const std::string& with_pch) {
+    clang::tooling::ClangTool tool(db, {file.string()});
+    tool.appendArgumentsAdjuster(adjust);
+    if (!with_pch.empty()) {
+      tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
+          {"-include-pch", with_pch}, clang::tooling::ArgumentInsertPosition::END));
+    }
+    Resolution resolution;
+    FirstError errors(resolution);
+    tool.setDiagnosticConsumer(&errors);
+    tool.setPrintErrorMessage(false);
+    Factory factory(resolution);
+    const int status = tool.run(&factory);
+    if (status != 0 && resolution.error.empty())
+      resolution.error = "Clang: the file could not be analysed";
+    return resolution;
+  };
+  Resolution resolution = run(pch);
+  // A PCH Clang will not take (it says so) must not cost the file its analysis.
+  if (!pch.empty() && (resolution.error.find("precompiled") != std::string::npos ||
+                       resolution.error.find("PCH") != std::string::npos)) {
+    resolution = run("");
+  }
   return resolution;
 }
 

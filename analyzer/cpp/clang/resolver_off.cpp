@@ -5,6 +5,8 @@ namespace gpulint::cpp {
 
 void set_compile_database_dir(std::string) {}
 bool clang_available() { return false; }
-std::optional<Resolution> resolve_with_clang(const std::string&) { return std::nullopt; }
+std::optional<Resolution> resolve_with_clang(const std::string&, std::string_view) {
+  return std::nullopt;
+}
 
 }  // namespace gpulint::cpp
