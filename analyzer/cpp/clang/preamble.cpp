@@ -17,8 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The leading block of blank lines, comments and #include / #pragma once lines, when it has an
-// #include; what follows is the file's own code.
+// The #include lines of the file's leading block (blank lines, comments, #include and
+// #pragma once); what follows is the file's own code.
 std::string include_block(const std::string& text) {
   std::istringstream lines(text);
   std::string block;
@@ -28,10 +28,10 @@ std::string include_block(const std::string& text) {
     std::string_view code = first == std::string::npos ? "" : std::string_view(line).substr(first);
     if (code.starts_with("#include")) {
       includes = true;
+      block += line + "\n";  // comments and blank lines do not change the preamble
     } else if (!code.empty() && !code.starts_with("//") && code != "#pragma once") {
       break;
     }
-    block += line + "\n";
   }
   return includes ? block : std::string();
 }
