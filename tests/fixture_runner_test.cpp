@@ -31,39 +31,17 @@
 #include "analyzer/engine.h"
 #include "rules/registry.h"
 #include "tests/expectations.h"
+#include "tests/fixture_files.h"
 #include "tests/fixture_selection.h"
 
 namespace gpulint {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::read_file;
+using testing::source_dir;
 
-const fs::path& source_dir() {
-  static const fs::path dir(GPULINT_SOURCE_DIR);
-  return dir;
-}
-
-// Fixture paths relative to the repository root, sorted.
-std::vector<std::string> python_fixtures() {
-  std::vector<std::string> paths;
-  const fs::path root = source_dir() / "fixtures" / "python";
-  std::error_code ec;
-  if (!fs::is_directory(root, ec)) return paths;
-  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file() && it->path().extension() == ".py") {
-      paths.push_back(it->path().lexically_relative(source_dir()).generic_string());
-    }
-  }
-  std::sort(paths.begin(), paths.end());
-  return paths;
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
+std::vector<std::string> python_fixtures() { return testing::fixture_files("python", ".py"); }
 
 // `fixtures/python/realistic/lightning_module.py` -> `realistic_lightning_module`.
 std::string case_name(const std::string& relative) {

@@ -16,38 +16,18 @@
 #include "analyzer/core/source_file.h"
 #include "analyzer/engine.h"
 #include "tests/expectations.h"
+#include "tests/fixture_files.h"
 #include "tests/fixture_selection.h"
 
 namespace gpulint {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::read_file;
+using testing::source_dir;
 
-const fs::path& source_dir() {
-  static const fs::path dir(GPULINT_SOURCE_DIR);
-  return dir;
-}
-
-std::vector<std::string> cpp_fixtures() {
-  std::vector<std::string> paths;
-  const fs::path root = source_dir() / "fixtures" / "cpp";
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-    // fixtures/cpp/clang/ holds the Clang path's fixtures (tests/cpp/cpp_clang_test.cpp).
-    if (it->is_directory() && it->path().filename() == "clang") it.disable_recursion_pending();
-    if (it->is_regular_file() && it->path().extension() == ".cpp")
-      paths.push_back(it->path().lexically_relative(source_dir()).generic_string());
-  }
-  std::sort(paths.begin(), paths.end());
-  return paths;
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
+// fixtures/cpp/clang/ holds the Clang path's fixtures (tests/cpp/cpp_clang_test.cpp).
+std::vector<std::string> cpp_fixtures() { return testing::fixture_files("cpp", ".cpp", "clang"); }
 
 class CppFixture : public ::testing::TestWithParam<std::string> {};
 

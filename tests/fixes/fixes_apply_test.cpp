@@ -17,37 +17,17 @@
 
 #include "analyzer/engine.h"
 #include "tests/expectations.h"
+#include "tests/fixture_files.h"
 #include "tests/fixture_selection.h"
 
 namespace gpulint {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::read_file;
+using testing::source_dir;
 
-const fs::path& source_dir() {
-  static const fs::path dir(GPULINT_SOURCE_DIR);
-  return dir;
-}
-
-std::vector<std::string> python_fixtures() {
-  std::vector<std::string> paths;
-  const fs::path root = source_dir() / "fixtures" / "python";
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file() && it->path().extension() == ".py") {
-      paths.push_back(it->path().lexically_relative(source_dir()).generic_string());
-    }
-  }
-  std::sort(paths.begin(), paths.end());
-  return paths;
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
+std::vector<std::string> python_fixtures() { return testing::fixture_files("python", ".py"); }
 
 RuleSet rules_for(const std::string& text) {
   std::set<std::string> marked;
@@ -82,9 +62,8 @@ uint32_t shifted(uint32_t offset, const std::vector<Edit>& edits) {
   for (size_t i = 0; i < sorted.size(); ++i) {
     const Span s = sorted[i].span;
     if (s.begin > s.end || s.end > text.size()) {
-      return ::testing::AssertionFailure()
-             << "edit [" << s.begin << ", " << s.end << ") outside the file (" << text.size()
-             << " bytes)";
+      return ::testing::AssertionFailure() << "edit [" << s.begin << ", " << s.end
+                                           << ") outside the file (" << text.size() << " bytes)";
     }
     if (i > 0 && sorted[i - 1].span.end > s.begin) {
       return ::testing::AssertionFailure() << "edits overlap at byte " << s.begin;
