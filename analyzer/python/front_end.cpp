@@ -31,7 +31,8 @@ struct Symbols {
   TSSymbol module, function_definition, class_definition, decorated_definition, decorator;
   TSSymbol for_statement, while_statement, if_statement, elif_clause, else_clause;
   TSSymbol try_statement, except_clause, except_group_clause, finally_clause;
-  TSSymbol with_statement, with_clause, with_item, call, attribute, identifier, keyword_argument;
+  TSSymbol assert_statement, with_statement, with_clause, with_item, call, attribute, identifier,
+      keyword_argument;
   TSSymbol assignment, augmented_assignment, return_statement, comment, argument_list;
   TSSymbol string, integer, true_, false_, subscript, binary_operator, comparison_operator;
   TSSymbol boolean_operator, not_operator, unary_operator, parenthesized_expression;
@@ -67,6 +68,7 @@ struct Symbols {
     except_group_clause = sym("except_group_clause");
     finally_clause = sym("finally_clause");
     with_statement = sym("with_statement");
+    assert_statement = sym("assert_statement");
     with_clause = sym("with_clause");
     with_item = sym("with_item");
     call = sym("call");
@@ -431,6 +433,9 @@ class Builder {
     if (sym == s_.return_statement) return on_return(n, depth);
     if (sym == s_.import_statement || sym == s_.import_from_statement) return on_import(n);
     if (sym == s_.subscript) pending_masks_.emplace_back(n, scope_);
+    // `assert loss > 0` reads the tensor's value on the host, as `if` does.
+    if (sym == s_.assert_statement && ts_node_named_child_count(n) > 0)
+      pending_conditions_.emplace_back(ts_node_named_child(n, 0), scope_);
     visit_children(n, depth);
   }
 
