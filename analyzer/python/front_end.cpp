@@ -1878,10 +1878,10 @@ class Builder {
     m_.loaders.push_back(std::move(l));
   }
 
-  // A boolean tensor as an index: a comparison with a tensor on one side, `.bool()`, a tensor
-  // built with `dtype=torch.bool`, a name bound to one of those, or `~` of any of them.
-  // A comparison whose operands are not known to be tensors only may be one (`labels != -100`
-  // of a batch field): the subscript decides then, by its receiver.
+  // What may be a boolean tensor used as an index: a comparison, `.bool()`, a tensor built with
+  // `dtype=torch.bool`, a name bound to one of those, or `~` of any of them. A comparison's
+  // operands are often not known to be tensors (`labels != -100` of a batch field), so the
+  // subscript's receiver, which must be a tensor, decides.
   bool is_mask(TSNode n, int depth = 0) const {
     n = unparen(n);
     if (null(n) || depth > 8) return false;
