@@ -15,6 +15,7 @@
 
 #include "analyzer/cpp/names.h"
 #include "analyzer/cpp/resolver.h"
+#include "analyzer/syntax_tree.h"
 
 extern "C" const TSLanguage* tree_sitter_cpp(void);
 
@@ -26,13 +27,6 @@ namespace {
 
 // Deeper nesting than this is generated code; it is reported as GL000, not walked.
 constexpr int kMaxDepth = 400;
-
-struct ParserDeleter {
-  void operator()(TSParser* p) const { ts_parser_delete(p); }
-};
-struct TreeDeleter {
-  void operator()(TSTree* t) const { ts_tree_delete(t); }
-};
 
 struct LoopState {
   int32_t loop = -1;
@@ -58,10 +52,7 @@ class Builder {
       : src_(src), resolution_(resolution) {}
 
   StepModel build() {
-    std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
-    ts_parser_set_language(parser.get(), tree_sitter_cpp());
-    std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(
-        parser.get(), nullptr, src_.data(), static_cast<uint32_t>(src_.size())));
+    const SyntaxTree tree = parse_tree(tree_sitter_cpp(), src_);
     if (!tree) {
       m_.parse_errors.push_back({{0, 0}, "the parser gave up on this file"});
       return std::move(m_);

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "analyzer/python/names.h"
+#include "analyzer/syntax_tree.h"
 
 extern "C" const TSLanguage* tree_sitter_python(void);
 
@@ -144,13 +145,6 @@ const Symbols& symbols() {
   return s;
 }
 
-struct ParserDeleter {
-  void operator()(TSParser* p) const { ts_parser_delete(p); }
-};
-struct TreeDeleter {
-  void operator()(TSTree* t) const { ts_tree_delete(t); }
-};
-
 // Cursors reused across the walk: iterating children through ts_node_child(i) is linear in i,
 // so a block of n statements would cost n^2.
 class CursorPool {
@@ -216,10 +210,7 @@ class Builder {
       : src_(src), s_(symbols()), inbound_(inbound) {}
 
   StepModel build() {
-    std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
-    ts_parser_set_language(parser.get(), tree_sitter_python());
-    std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(
-        parser.get(), nullptr, src_.data(), static_cast<uint32_t>(src_.size())));
+    const SyntaxTree tree = parse_tree(tree_sitter_python(), src_);
     if (!tree) {
       m_.parse_errors.push_back({{0, 0}, "the parser gave up on this file"});
       return std::move(m_);
