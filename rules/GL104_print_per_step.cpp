@@ -5,8 +5,9 @@ namespace {
 
 constexpr std::string_view kDocs = R"md(## What it does
 Flags console, logging, progress-bar and metrics-writer calls (`print`, `logging.*`,
-`logger.*`, `tqdm.write`, `pbar.set_postfix`, `writer.add_scalar`, `wandb.log`) that run on
-every step of a step loop: not under any branch except a process-rank check.
+`logger.*`, `tqdm.write`, `pbar.set_postfix`, `writer.add_scalar`, `wandb.log`, `run.log` of a
+`wandb.init()` run) that run on every step of a step loop: not under any branch except a
+process-rank check.
 
 ## Why is this bad
 Console and logging I/O every step costs host time the GPU spends waiting, and every tensor

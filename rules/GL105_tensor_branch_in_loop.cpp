@@ -7,7 +7,7 @@ namespace {
 
 constexpr std::string_view kDocs = R"md(## What it does
 Flags Python control flow on a tensor's value (`if loss > 0:`, `elif torch.isnan(loss):`,
-`while (x != 0).any():`) inside a training or evaluation step loop, or a helper it calls every
+`while (x != 0).any():`, `assert y.min() >= 0`) inside a training or evaluation step loop, or a helper it calls every
 step, unless an interval guard limits it to some steps.
 
 ## Why is this bad
