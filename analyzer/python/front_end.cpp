@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <cstring>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analyzer/flat_tree.h"
 #include "analyzer/python/names.h"
 #include "analyzer/syntax_tree.h"
 
@@ -145,28 +145,6 @@ const Symbols& symbols() {
   return s;
 }
 
-// Cursors reused across the walk: iterating children through ts_node_child(i) is linear in i,
-// so a block of n statements would cost n^2.
-class CursorPool {
- public:
-  ~CursorPool() {
-    for (TSTreeCursor& c : cursors_) ts_tree_cursor_delete(&c);
-  }
-  TSTreeCursor* acquire(TSNode node) {
-    if (used_ == cursors_.size()) {
-      cursors_.push_back(ts_tree_cursor_new(node));
-    } else {
-      ts_tree_cursor_reset(&cursors_[used_], node);
-    }
-    return &cursors_[used_++];
-  }
-  void release() { --used_; }
-
- private:
-  std::deque<TSTreeCursor> cursors_;  // stable addresses while cursors are in use
-  size_t used_ = 0;
-};
-
 // Where a name's value came from, as far as the front end cares.
 struct DeviceName {
   DeviceTarget target = DeviceTarget::MaybeCuda;
@@ -188,8 +166,8 @@ struct PendingCall {
 };
 
 struct PendingConvert {
-  TSNode call;
-  TSNode argument;
+  Node call;
+  Node argument;
   ScopeId scope;
   bool inside_output;
 };
@@ -215,10 +193,11 @@ class Builder {
       m_.parse_errors.push_back({{0, 0}, "the parser gave up on this file"});
       return std::move(m_);
     }
-    TSNode root = ts_tree_root_node(tree.get());
+    const FlatTree flat(tree.get(), tree_sitter_python());
+    Node root = flat.root();
     scope_ = m_.add_scope(ScopeKind::Module, kNoScope);
     module_scope_ = scope_;
-    if (ts_node_has_error(root)) note_first_error(root);
+    if (root.has_error()) note_first_error(root);
     visit_children(root, 0);
     finish();
     return std::move(m_);
@@ -228,7 +207,6 @@ class Builder {
   std::string_view src_;
   const Symbols& s_;
   StepModel m_;
-  CursorPool cursors_;
   ScopeId scope_ = kNoScope;
   ScopeId module_scope_ = kNoScope;
   int32_t function_ = -1;
@@ -251,8 +229,8 @@ class Builder {
   std::unordered_map<std::string, std::vector<int32_t>> tuple_loader_functions_;
   const Inbound& inbound_;
   std::unordered_map<std::string, int64_t> constants_;  // module-level NAME = literal
-  std::unordered_map<std::string, std::vector<std::pair<TSNode, bool>>> dicts_;  // kwargs dicts
-  std::unordered_map<std::string, int32_t> function_by_name_;                    // `f` or `Class.f`
+  std::unordered_map<std::string, std::vector<std::pair<Node, bool>>> dicts_;  // kwargs dicts
+  std::unordered_map<std::string, int32_t> function_by_name_;                  // `f` or `Class.f`
   std::vector<PendingCall> pending_calls_;
   std::vector<PendingCall> pending_dotted_calls_;  // `engine.step(...)`: maybe an imported module
   std::unordered_map<std::string, std::string> call_results_;           // `x = f(...)`: x -> f
@@ -262,46 +240,40 @@ class Builder {
   std::vector<ModelDtype> model_dtypes_;
   std::unordered_set<std::string> deprecated_amp_names_, grad_names_, compiled_names_;
   std::unordered_map<std::string, Span> first_assignment_;
-  std::vector<std::pair<TSNode, ScopeId>> pending_conditions_;
-  std::vector<std::pair<TSNode, ScopeId>>
-      pending_dynamic_,  // calls whose receiver must be a tensor
-      pending_masks_;    // subscripts: boolean-mask indexing when the index is a mask
+  std::vector<std::pair<Node, ScopeId>> pending_conditions_;
+  std::vector<std::pair<Node, ScopeId>> pending_dynamic_,  // calls whose receiver must be a tensor
+      pending_masks_;  // subscripts: boolean-mask indexing when the index is a mask
   std::unordered_set<std::string> mask_names_;  // `valid = labels != -100`
   std::string_view last_mask_;
   mutable std::vector<ImportedConstant> imported_constants_;  // found while resolving values
   std::unordered_set<std::string> tracker_runs_;              // `run = wandb.init(...)`
-  std::vector<std::pair<TSNode, Accumulation>> pending_accumulations_;
+  std::vector<std::pair<Node, Accumulation>> pending_accumulations_;
 
   // ---- small helpers -------------------------------------------------------------------
 
-  std::string_view text(TSNode n) const {
-    uint32_t b = ts_node_start_byte(n), e = ts_node_end_byte(n);
+  std::string_view text(Node n) const {
+    uint32_t b = n.start(), e = n.end();
     return src_.substr(b, e - b);
   }
-  static Span span(TSNode n) { return {ts_node_start_byte(n), ts_node_end_byte(n)}; }
-  TSNode field(TSNode n, TSFieldId f) const { return ts_node_child_by_field_id(n, f); }
-  static bool null(TSNode n) { return ts_node_is_null(n); }
-  bool is(TSNode n, TSSymbol sym) const { return !null(n) && ts_node_symbol(n) == sym; }
+  static Span span(Node n) { return {n.start(), n.end()}; }
+  static Node field(Node n, TSFieldId f) { return n.child_by_field(f); }
+  static bool null(Node n) { return n.null(); }
+  bool is(Node n, TSSymbol sym) const { return !null(n) && n.symbol() == sym; }
 
   template <class F>
-  void for_each_child(TSNode n, F&& f, bool named_only = true) {
-    TSTreeCursor* c = cursors_.acquire(n);
-    if (ts_tree_cursor_goto_first_child(c)) {
-      do {
-        TSNode child = ts_tree_cursor_current_node(c);
-        if (!named_only || ts_node_is_named(child)) f(child);
-      } while (ts_tree_cursor_goto_next_sibling(c));
+  void for_each_child(Node n, F&& f, bool named_only = true) {
+    for (Node child = n.first_child(); !child.null(); child = child.next_sibling()) {
+      if (!named_only || child.named()) f(child);
     }
-    cursors_.release();
   }
 
   // `a.b.c` for attribute chains of identifiers; empty for anything else.
-  std::string dotted(TSNode n, int depth = 0) const {
+  std::string dotted(Node n, int depth = 0) const {
     if (null(n) || depth > kMaxExprDepth) return {};
     if (is(n, s_.identifier)) return std::string(text(n));
     if (is(n, s_.attribute)) {
       std::string object = dotted(field(n, s_.f_object), depth + 1);
-      TSNode attr = field(n, s_.f_attribute);
+      Node attr = field(n, s_.f_attribute);
       if (object.empty() || null(attr)) return {};
       return object + "." + std::string(text(attr));
     }
@@ -309,21 +281,21 @@ class Builder {
   }
 
   // The name a call is made on: `model` in `model(x)`, `self.net` in `self.net(x)`.
-  std::string callee_name(TSNode call) const { return dotted(field(call, s_.f_function)); }
+  std::string callee_name(Node call) const { return dotted(field(call, s_.f_function)); }
 
-  std::string_view method_of(TSNode call) const {
-    TSNode fn = field(call, s_.f_function);
+  std::string_view method_of(Node call) const {
+    Node fn = field(call, s_.f_function);
     if (!is(fn, s_.attribute)) return {};
-    TSNode attr = field(fn, s_.f_attribute);
+    Node attr = field(fn, s_.f_attribute);
     return null(attr) ? std::string_view{} : text(attr);
   }
 
-  TSNode receiver_of(TSNode call) const {
-    TSNode fn = field(call, s_.f_function);
-    return is(fn, s_.attribute) ? field(fn, s_.f_object) : TSNode{};
+  Node receiver_of(Node call) const {
+    Node fn = field(call, s_.f_function);
+    return is(fn, s_.attribute) ? field(fn, s_.f_object) : Node{};
   }
 
-  std::string string_value(TSNode n) const {
+  std::string string_value(Node n) const {
     if (!is(n, s_.string)) return {};
     std::string_view t = text(n);
     size_t q = t.find_first_of("\"'");
@@ -337,15 +309,15 @@ class Builder {
     return std::string(inner);
   }
 
-  TSNode unparen(TSNode n) const {
+  Node unparen(Node n) const {
     for (int d = 0; is(n, s_.parenthesized_expression) && d < kMaxExprDepth; ++d) {
-      n = ts_node_named_child(n, 0);
+      n = n.named_child(0);
     }
     return n;
   }
 
   // Names bound by an assignment target or loop target, `self.x` included.
-  void target_names(TSNode n, std::vector<std::string>& out, int depth = 0) {
+  void target_names(Node n, std::vector<std::string>& out, int depth = 0) {
     if (null(n) || depth > kMaxExprDepth) return;
     if (is(n, s_.identifier) || is(n, s_.attribute)) {
       std::string name = dotted(n);
@@ -355,12 +327,12 @@ class Builder {
     if (is(n, s_.pattern_list) || is(n, s_.tuple_pattern) || is(n, s_.list_pattern) ||
         is(n, s_.expression_list) || is(n, s_.tuple) || is(n, s_.list) ||
         is(n, s_.parenthesized_expression) || is(n, s_.list_splat)) {
-      for_each_child(n, [&](TSNode c) { target_names(c, out, depth + 1); });
+      for_each_child(n, [&](Node c) { target_names(c, out, depth + 1); });
     }
   }
 
   // Every identifier (and self.x) an expression reads, down to a bounded depth.
-  void read_names(TSNode n, std::vector<std::string>& out, int depth = 0) {
+  void read_names(Node n, std::vector<std::string>& out, int depth = 0) {
     if (null(n) || depth > kMaxExprDepth || out.size() > 64) return;
     if (is(n, s_.identifier)) {
       out.emplace_back(text(n));
@@ -374,14 +346,14 @@ class Builder {
       read_names(field(n, s_.f_value), out, depth + 1);
       return;
     }
-    for_each_child(n, [&](TSNode c) { read_names(c, out, depth + 1); });
+    for_each_child(n, [&](Node c) { read_names(c, out, depth + 1); });
   }
 
-  bool contains_text(TSNode n, std::string_view needle) const {
+  bool contains_text(Node n, std::string_view needle) const {
     return text(n).find(needle) != std::string_view::npos;
   }
 
-  bool moves_to_device(TSNode n) const {
+  bool moves_to_device(Node n) const {
     std::string_view t = text(n);
     return t.find(".to(") != std::string_view::npos || t.find(".cuda(") != std::string_view::npos ||
            t.find("to_device") != std::string_view::npos ||
@@ -390,13 +362,13 @@ class Builder {
 
   // ---- the walk ------------------------------------------------------------------------
 
-  void visit_children(TSNode n, int depth) {
+  void visit_children(Node n, int depth) {
     for_each_child(
-        n, [&](TSNode c) { visit(c, depth + 1); }, /*named_only=*/false);
+        n, [&](Node c) { visit(c, depth + 1); }, /*named_only=*/false);
   }
 
   // Deeper than the walk goes: reported once (GL000), the inside is skipped.
-  void note_too_deep(TSNode n) {
+  void note_too_deep(Node n) {
     static constexpr std::string_view kTooDeep = "expressions nested too deeply to analyse";
     for (const ParseError& e : m_.parse_errors) {
       if (e.message.starts_with(kTooDeep)) return;
@@ -405,10 +377,10 @@ class Builder {
         {span(n), std::string(kTooDeep) + "; their innermost part is skipped"});
   }
 
-  void visit(TSNode n, int depth) {
+  void visit(Node n, int depth) {
     if (depth > kMaxDepth) return note_too_deep(n);
-    if (!ts_node_is_named(n)) return;
-    TSSymbol sym = ts_node_symbol(n);
+    if (!n.named()) return;
+    TSSymbol sym = n.symbol();
     if (sym == s_.comment) return on_comment(n);
     if (sym == s_.function_definition) return on_function(n, depth, kRegionNone);
     if (sym == s_.decorated_definition) return on_decorated(n, depth);
@@ -425,30 +397,30 @@ class Builder {
     if (sym == s_.import_statement || sym == s_.import_from_statement) return on_import(n);
     if (sym == s_.subscript) pending_masks_.emplace_back(n, scope_);
     // `assert loss > 0` reads the tensor's value on the host, as `if` does.
-    if (sym == s_.assert_statement && ts_node_named_child_count(n) > 0)
-      pending_conditions_.emplace_back(ts_node_named_child(n, 0), scope_);
+    if (sym == s_.assert_statement && n.named_child_count() > 0)
+      pending_conditions_.emplace_back(n.named_child(0), scope_);
     visit_children(n, depth);
   }
 
   // The first syntax error in source order: descend into the first child that holds one.
-  void note_first_error(TSNode n) {
+  void note_first_error(Node n) {
     for (int guard = 0; guard < 1 << 20; ++guard) {
-      if (ts_node_is_missing(n)) {
+      if (n.missing()) {
         m_.parse_errors.push_back(
-            {span(n), "syntax error: expected `" + std::string(ts_node_type(n)) + "`"});
+            {span(n), "syntax error: expected `" + std::string(n.type()) + "`"});
         return;
       }
-      if (ts_node_is_error(n)) {
+      if (n.error()) {
         std::string_view t = text(n).substr(0, 24);
         t = t.substr(0, t.find('\n'));
         m_.parse_errors.push_back({span(n), "syntax error near `" + std::string(t) + "`"});
         return;
       }
-      TSNode next{};
+      Node next{};
       for_each_child(
           n,
-          [&](TSNode c) {
-            if (null(next) && (ts_node_has_error(c) || ts_node_is_missing(c))) next = c;
+          [&](Node c) {
+            if (null(next) && (c.has_error() || c.missing())) next = c;
           },
           /*named_only=*/false);
       if (null(next)) break;
@@ -457,45 +429,40 @@ class Builder {
     m_.parse_errors.push_back({span(n), "syntax error"});
   }
 
-  void on_import(TSNode n) {
+  void on_import(Node n) {
     std::string module;
     if (is(n, s_.import_from_statement)) {
-      TSNode m = field(n, s_.f_module_name);
+      Node m = field(n, s_.f_module_name);
       module = null(m) ? "" : std::string(text(m));
     }
-    TSTreeCursor* c = cursors_.acquire(n);
-    if (ts_tree_cursor_goto_first_child(c)) {
-      do {
-        if (ts_tree_cursor_current_field_id(c) != s_.f_name) continue;
-        TSNode name = ts_tree_cursor_current_node(c);
-        TSNode alias{};
-        if (is(name, s_.aliased_import)) {
-          alias = field(name, s_.f_alias);
-          name = field(name, s_.f_name);
-        }
-        if (null(name)) continue;
-        Import imp;
-        imp.span = span(n);
-        if (module.empty()) {
-          imp.module = std::string(text(name));
-          // `import a.b` binds `a`; `import a.b as c` binds `c` to a.b.
-          imp.local =
-              null(alias) ? imp.module.substr(0, imp.module.find('.')) : std::string(text(alias));
-          if (null(alias)) imp.module = imp.local;
-        } else {
-          imp.module = module;
-          imp.symbol = std::string(text(name));
-          imp.local = null(alias) ? imp.symbol : std::string(text(alias));
-        }
-        if (module == "torch.cuda.amp" || module == "torch.cpu.amp")
-          deprecated_amp_names_.insert(imp.local);
-        m_.imports.push_back(std::move(imp));
-      } while (ts_tree_cursor_goto_next_sibling(c));
+    for (Node name = n.first_child(); !name.null(); name = name.next_sibling()) {
+      if (name.field() != s_.f_name) continue;
+      Node alias{};
+      if (is(name, s_.aliased_import)) {
+        alias = field(name, s_.f_alias);
+        name = field(name, s_.f_name);
+      }
+      if (null(name)) continue;
+      Import imp;
+      imp.span = span(n);
+      if (module.empty()) {
+        imp.module = std::string(text(name));
+        // `import a.b` binds `a`; `import a.b as c` binds `c` to a.b.
+        imp.local =
+            null(alias) ? imp.module.substr(0, imp.module.find('.')) : std::string(text(alias));
+        if (null(alias)) imp.module = imp.local;
+      } else {
+        imp.module = module;
+        imp.symbol = std::string(text(name));
+        imp.local = null(alias) ? imp.symbol : std::string(text(alias));
+      }
+      if (module == "torch.cuda.amp" || module == "torch.cpu.amp")
+        deprecated_amp_names_.insert(imp.local);
+      m_.imports.push_back(std::move(imp));
     }
-    cursors_.release();
   }
 
-  void add_api(ApiKind kind, TSNode n, std::string spelling, TSNode value = TSNode{}) {
+  void add_api(ApiKind kind, Node n, std::string spelling, Node value = Node{}) {
     ApiUse use;
     use.kind = kind;
     use.span = span(n);
@@ -503,7 +470,7 @@ class Builder {
     use.spelling = std::move(spelling);
     if (is(n, s_.call)) {
       use.callee = span(field(n, s_.f_function));
-      TSNode args = field(n, s_.f_arguments);
+      Node args = field(n, s_.f_arguments);
       use.arguments = null(args) ? use.callee : span(args);
     }
     if (!null(value)) use.value = span(value);
@@ -512,13 +479,13 @@ class Builder {
 
   // Comments between a compound statement's header and its body are children of the statement
   // itself, which the handlers below do not walk as a whole.
-  void note_comments(TSNode n) {
-    for_each_child(n, [&](TSNode c) {
+  void note_comments(Node n) {
+    for_each_child(n, [&](Node c) {
       if (is(c, s_.comment)) on_comment(c);
     });
   }
 
-  void on_comment(TSNode n) {
+  void on_comment(Node n) {
     Comment c;
     c.span = span(n);
     uint32_t b = c.span.begin;
@@ -527,7 +494,7 @@ class Builder {
     m_.comments.push_back(c);
   }
 
-  void with_scope(ScopeId scope, TSNode body, int depth) {
+  void with_scope(ScopeId scope, Node body, int depth) {
     ScopeId saved = scope_;
     scope_ = scope;
     if (!null(body)) visit(body, depth + 1);
@@ -538,7 +505,7 @@ class Builder {
     return m_.add_scope(kind, scope_, index);
   }
 
-  uint8_t region_of(TSNode expr) const {
+  uint8_t region_of(Node expr) const {
     std::string name = dotted(is(expr, s_.call) ? field(expr, s_.f_function) : expr);
     std::string_view tail = last_component(name);
     std::string_view t = text(expr);
@@ -554,21 +521,21 @@ class Builder {
     return kRegionNone;
   }
 
-  void on_decorated(TSNode n, int depth) {
+  void on_decorated(Node n, int depth) {
     uint8_t regions = kRegionNone;
-    for_each_child(n, [&](TSNode c) {
-      if (is(c, s_.decorator)) regions |= region_of(unparen(ts_node_named_child(c, 0)));
+    for_each_child(n, [&](Node c) {
+      if (is(c, s_.decorator)) regions |= region_of(unparen(c.named_child(0)));
     });
-    TSNode def = field(n, s_.f_definition);
+    Node def = field(n, s_.f_definition);
     if (is(def, s_.function_definition)) return on_function(def, depth, regions);
     if (!null(def)) visit(def, depth + 1);
   }
 
-  void on_class(TSNode n, int depth) {
+  void on_class(Node n, int depth) {
     note_comments(n);
     std::string saved_name = class_name_, saved_bases = class_bases_;
-    TSNode name = field(n, s_.f_name);
-    TSNode bases = field(n, s_.f_superclasses);
+    Node name = field(n, s_.f_name);
+    Node bases = field(n, s_.f_superclasses);
     class_name_ = null(name) ? "" : std::string(text(name));
     class_bases_ = null(bases) ? "" : std::string(text(bases));
     if (class_bases_.find("Trainer") != std::string::npos) trainer_classes_.insert(class_name_);
@@ -577,10 +544,10 @@ class Builder {
     class_bases_ = saved_bases;
   }
 
-  void on_function(TSNode n, int depth, uint8_t regions) {
+  void on_function(Node n, int depth, uint8_t regions) {
     note_comments(n);
     Function f;
-    TSNode name = field(n, s_.f_name);
+    Node name = field(n, s_.f_name);
     f.name = null(name) ? "" : std::string(text(name));
     f.span = span(n);
     f.name_span = null(name) ? f.span : span(name);
@@ -601,10 +568,10 @@ class Builder {
       function_by_name_.emplace(key, index);
 
     std::unordered_set<std::string> params;
-    TSNode parameters = field(n, s_.f_parameters);
+    Node parameters = field(n, s_.f_parameters);
     if (!null(parameters)) {
-      for_each_child(parameters, [&](TSNode p) {
-        TSNode id = is(p, s_.identifier) ? p : ts_node_named_child(p, 0);
+      for_each_child(parameters, [&](Node p) {
+        Node id = is(p, s_.identifier) ? p : p.named_child(0);
         if (is(id, s_.identifier)) params.emplace(text(id));
       });
     }
@@ -629,11 +596,10 @@ class Builder {
 
   // ---- loops ---------------------------------------------------------------------------
 
-  int32_t begin_loop(TSNode n, TSNode header_end) {
+  int32_t begin_loop(Node n, Node header_end) {
     Loop loop;
     loop.span = span(n);
-    loop.header = {ts_node_start_byte(n),
-                   null(header_end) ? ts_node_start_byte(n) : ts_node_end_byte(header_end)};
+    loop.header = {n.start(), null(header_end) ? n.start() : header_end.end()};
     loop.function = function_;
     loop.never_step = in_forward_;
     const int32_t index = static_cast<int32_t>(m_.loops.size());
@@ -649,7 +615,7 @@ class Builder {
   void end_loop() { loop_stack_.pop_back(); }
 
   // Links a loop to the loaders its iterable reads.
-  void note_iterable(int32_t loop, TSNode iterable) {
+  void note_iterable(int32_t loop, Node iterable) {
     std::string_view t = text(iterable);
     if (is_module_container_iter(t)) {
       m_.loops[loop].never_step = true;
@@ -684,9 +650,9 @@ class Builder {
     m_.loaders[loader].iterated = true;
   }
 
-  void on_for(TSNode n, int depth) {
+  void on_for(Node n, int depth) {
     note_comments(n);
-    TSNode left = field(n, s_.f_left), right = field(n, s_.f_right);
+    Node left = field(n, s_.f_left), right = field(n, s_.f_right);
     if (!null(right)) visit(right, depth + 1);  // the iterable is evaluated once
     int32_t loop = begin_loop(n, right);
     if (!null(right)) note_iterable(loop, right);
@@ -704,7 +670,7 @@ class Builder {
         tensor_names_.insert(targets[i]);
       }
     }
-    TSNode body = field(n, s_.f_body);
+    Node body = field(n, s_.f_body);
     if (!null(right) && !null(body) && contains_text(right, ".parameters()") &&
         contains_text(body, ".grad")) {
       std::string_view b = text(body);
@@ -717,13 +683,13 @@ class Builder {
     }
     with_scope(m_.loops[loop].scope, body, depth);
     end_loop();
-    TSNode alternative = field(n, s_.f_alternative);
+    Node alternative = field(n, s_.f_alternative);
     if (!null(alternative)) visit(alternative, depth + 1);
   }
 
-  void on_while(TSNode n, int depth) {
+  void on_while(Node n, int depth) {
     note_comments(n);
-    TSNode condition = field(n, s_.f_condition);
+    Node condition = field(n, s_.f_condition);
     int32_t loop = begin_loop(n, condition);
     ScopeId saved = scope_;
     scope_ = m_.loops[loop].scope;
@@ -732,13 +698,13 @@ class Builder {
     scope_ = saved;
     with_scope(m_.loops[loop].scope, field(n, s_.f_body), depth);
     end_loop();
-    TSNode alternative = field(n, s_.f_alternative);
+    Node alternative = field(n, s_.f_alternative);
     if (!null(alternative)) visit(alternative, depth + 1);
   }
 
   // ---- branches ------------------------------------------------------------------------
 
-  Guard classify_guard(TSNode condition) {
+  Guard classify_guard(Node condition) {
     std::vector<std::string> names;
     read_names(condition, names);
     bool rank = false, counter = false;
@@ -756,9 +722,9 @@ class Builder {
     return Guard::Data;
   }
 
-  void on_if(TSNode n, int depth) {
+  void on_if(Node n, int depth) {
     note_comments(n);
-    TSNode condition = field(n, s_.f_condition);
+    Node condition = field(n, s_.f_condition);
     if (!null(condition)) visit(condition, depth + 1);
     if (!null(condition)) pending_conditions_.emplace_back(condition, scope_);
     Guard guard = null(condition) ? Guard::Data : classify_guard(condition);
@@ -769,10 +735,10 @@ class Builder {
     with_scope(branch, field(n, s_.f_consequence), depth);
     cuda_branch_stack_.pop_back();
     // elif / else: the else of a rank guard is a rank branch too (other ranks, every step).
-    for_each_child(n, [&](TSNode c) {
+    for_each_child(n, [&](Node c) {
       if (is(c, s_.elif_clause) || is(c, s_.else_clause)) note_comments(c);
       if (is(c, s_.elif_clause)) {
-        TSNode cond = field(c, s_.f_condition);
+        Node cond = field(c, s_.f_condition);
         if (!null(cond)) visit(cond, depth + 1);
         if (!null(cond)) pending_conditions_.emplace_back(cond, scope_);
         ScopeId b = new_scope(ScopeKind::Branch);
@@ -792,14 +758,14 @@ class Builder {
 
   std::vector<bool> cuda_branch_stack_;
 
-  bool is_cuda_condition(TSNode condition) const {
+  bool is_cuda_condition(Node condition) const {
     std::string_view t = text(condition);
     return t.find("cuda") != std::string_view::npos || t.find("gpu") != std::string_view::npos ||
            t.find("GPU") != std::string_view::npos;
   }
 
-  void on_try(TSNode n, int depth) {
-    for_each_child(n, [&](TSNode c) {
+  void on_try(Node n, int depth) {
+    for_each_child(n, [&](Node c) {
       if (is(c, s_.except_clause) || is(c, s_.except_group_clause)) {
         with_scope(new_scope(ScopeKind::Handler), c, depth);
       } else {
@@ -808,7 +774,7 @@ class Builder {
     });
   }
 
-  Autocast describe_autocast(TSNode expr, ScopeId body) {
+  Autocast describe_autocast(Node expr, ScopeId body) {
     Autocast a;
     a.span = span(expr);
     a.scope = scope_;
@@ -819,14 +785,13 @@ class Builder {
     }
     std::string name = callee_name(expr);
     Args args = arguments(expr);
-    TSNode device =
-        args.positional.empty() ? keyword(args, "device_type") : args.positional.front();
+    Node device = args.positional.empty() ? keyword(args, "device_type") : args.positional.front();
     a.cpu = name.find("cpu.amp") != std::string::npos || string_value(device) == "cpu";
     if (!name.ends_with("autocast")) {
       a.dtype = AmpDtype::Unknown;
       return a;
     }
-    TSNode dtype = keyword(args, "dtype");
+    Node dtype = keyword(args, "dtype");
     if (null(dtype)) {
       a.dtype =
           args.list_splat || !args.dict_splats.empty() ? AmpDtype::Unknown : AmpDtype::Default;
@@ -841,20 +806,20 @@ class Builder {
     return a;
   }
 
-  void on_with(TSNode n, int depth) {
+  void on_with(Node n, int depth) {
     note_comments(n);
-    std::vector<std::pair<TSNode, bool>> opened;  // (context expression, is autocast)
+    std::vector<std::pair<Node, bool>> opened;  // (context expression, is autocast)
     uint8_t regions = kRegionNone;
-    for_each_child(n, [&](TSNode c) {
+    for_each_child(n, [&](Node c) {
       if (!is(c, s_.with_clause)) return;
-      for_each_child(c, [&](TSNode item) {
-        TSNode value = is(item, s_.with_item) ? field(item, s_.f_value) : item;
+      for_each_child(c, [&](Node item) {
+        Node value = is(item, s_.with_item) ? field(item, s_.f_value) : item;
         if (null(value)) return;
         visit(value, depth + 1);
-        TSNode expr = unparen(value);
+        Node expr = unparen(value);
         // `with autocast() as ac`: the as_pattern wraps the expression.
         if (!is(expr, s_.call) && !is(expr, s_.identifier) && !is(expr, s_.attribute)) {
-          expr = ts_node_named_child(expr, 0);
+          expr = expr.named_child(0);
         }
         if (null(expr)) return;
         uint8_t region = region_of(expr);
@@ -886,16 +851,15 @@ class Builder {
 
   // ---- assignments ---------------------------------------------------------------------
 
-  bool is_tensor_expr(TSNode n, int depth = 0) const {
+  bool is_tensor_expr(Node n, int depth = 0) const {
     if (null(n) || depth > kMaxExprDepth) return false;
-    TSSymbol sym = ts_node_symbol(n);
+    TSSymbol sym = n.symbol();
     if (sym == s_.identifier) return tensor_names_.count(std::string(text(n))) > 0;
-    if (sym == s_.parenthesized_expression)
-      return is_tensor_expr(ts_node_named_child(n, 0), depth + 1);
+    if (sym == s_.parenthesized_expression) return is_tensor_expr(n.named_child(0), depth + 1);
     if (sym == s_.attribute) {
       std::string name = dotted(n);
       if (!name.empty() && tensor_names_.count(name)) return true;
-      TSNode attr = field(n, s_.f_attribute);
+      Node attr = field(n, s_.f_attribute);
       std::string_view a = null(attr) ? std::string_view{} : text(attr);
       return a == "loss" || a == "logits" || a == "last_hidden_state" || a == "T" ||
              (a == "data" && is_tensor_expr(field(n, s_.f_object), depth + 1));
@@ -904,7 +868,7 @@ class Builder {
     if (sym == s_.binary_operator || sym == s_.comparison_operator) {
       bool any = false;
       const_cast<Builder*>(this)->for_each_child(
-          n, [&](TSNode c) { any = any || is_tensor_expr(c, depth + 1); });
+          n, [&](Node c) { any = any || is_tensor_expr(c, depth + 1); });
       return any;
     }
     if (sym == s_.unary_operator) return is_tensor_expr(field(n, s_.f_argument), depth + 1);
@@ -929,15 +893,15 @@ class Builder {
     if (!inserted && it->second.target != target) it->second.target = DeviceTarget::MaybeCuda;
   }
 
-  void on_assignment(TSNode n, int depth) {
-    TSNode left = field(n, s_.f_left), right = field(n, s_.f_right);
+  void on_assignment(Node n, int depth) {
+    Node left = field(n, s_.f_left), right = field(n, s_.f_right);
     if (!null(right)) visit(right, depth + 1);
     std::vector<std::string> names;
     target_names(left, names);
     if (null(right)) return;
     on_setting(left, unparen(right));
     if (names.empty()) return;
-    TSNode value = unparen(right);
+    Node value = unparen(right);
     const std::string& name = names.front();
     const bool single = names.size() == 1;
 
@@ -983,8 +947,8 @@ class Builder {
         loader_names_[name] = static_cast<int32_t>(m_.loaders.size() - 1);
       }
       if (single && tail == "iter") {
-        TSNode args = field(value, s_.f_arguments);
-        TSNode arg = null(args) ? TSNode{} : ts_node_named_child(args, 0);
+        Node args = field(value, s_.f_arguments);
+        Node arg = null(args) ? Node{} : args.named_child(0);
         std::string inner = dotted(arg);
         if (auto it = loader_names_.find(inner); it != loader_names_.end()) {
           loader_iter_names_[name] = it->second;
@@ -1025,7 +989,7 @@ class Builder {
       std::string_view method = method_of(value);
       if ((method == "to" || method == "cuda") &&
           !is_fill_factory(callee_name(receiver_of(value)))) {
-        TSNode recv = receiver_of(value);
+        Node recv = receiver_of(value);
         std::string root = dotted(recv);
         if ((is(recv, s_.call) && !is_tensor_function(callee_name(recv)) &&
              !is_parameterless_module(callee_name(recv))) ||
@@ -1067,27 +1031,27 @@ class Builder {
   }
 
   // Settings written as assignments: TF32 switches and CUDA_LAUNCH_BLOCKING.
-  void on_setting(TSNode left, TSNode value) {
+  void on_setting(Node left, Node value) {
     std::string target = dotted(left);
     if (target.ends_with(".allow_tf32") && (is(value, s_.true_) || is(value, s_.false_))) {
-      add_api(is(value, s_.true_) ? ApiKind::Tf32Enabled : ApiKind::Tf32Disabled,
-              ts_node_parent(left), target, value);
+      add_api(is(value, s_.true_) ? ApiKind::Tf32Enabled : ApiKind::Tf32Disabled, left.parent(),
+              target, value);
       return;
     }
     if (is(left, s_.subscript) && contains_text(left, "environ") &&
         contains_text(left, "CUDA_LAUNCH_BLOCKING") && string_value(value) == "1") {
-      add_api(ApiKind::LaunchBlocking, ts_node_parent(left), "CUDA_LAUNCH_BLOCKING=1", value);
+      add_api(ApiKind::LaunchBlocking, left.parent(), "CUDA_LAUNCH_BLOCKING=1", value);
     }
   }
 
   // Does the value carry autograd history from this step: the model's or the loss's output,
   // not detached?
-  bool is_graph_expr(TSNode n, int depth = 0) const {
+  bool is_graph_expr(Node n, int depth = 0) const {
     n = unparen(n);
     if (null(n) || depth > kMaxExprDepth) return false;
     if (is(n, s_.identifier)) return grad_names_.count(std::string(text(n))) > 0;
     if (is(n, s_.attribute)) {
-      TSNode attr = field(n, s_.f_attribute);
+      Node attr = field(n, s_.f_attribute);
       if (!null(attr) && text(attr) == "loss") return true;
       return grad_names_.count(dotted(n)) > 0;
     }
@@ -1114,7 +1078,7 @@ class Builder {
     return false;
   }
 
-  bool is_tensor_condition(TSNode n, int depth = 0) const {
+  bool is_tensor_condition(Node n, int depth = 0) const {
     n = unparen(n);
     if (null(n) || depth > kMaxExprDepth) return false;
     if (is(n, s_.boolean_operator)) {
@@ -1131,9 +1095,9 @@ class Builder {
     return is_tensor_expr(n);
   }
 
-  bool reads_cpu_batch(TSNode value, const LoopState& state) {
+  bool reads_cpu_batch(Node value, const LoopState& state) {
     if (state.cpu_batch.empty()) return false;
-    TSNode root = value;
+    Node root = value;
     for (int d = 0; d < kMaxExprDepth; ++d) {
       root = unparen(root);
       if (is(root, s_.subscript)) {
@@ -1148,13 +1112,13 @@ class Builder {
       return state.cpu_batch.count(dotted(root)) > 0;
     if (is(root, s_.tuple) || is(root, s_.expression_list) || is(root, s_.list)) {
       bool any = false;
-      for_each_child(root, [&](TSNode c) { any = any || reads_cpu_batch(c, state); });
+      for_each_child(root, [&](Node c) { any = any || reads_cpu_batch(c, state); });
       return any;
     }
     return false;
   }
 
-  int64_t literal_number(TSNode n) const {
+  int64_t literal_number(Node n) const {
     if (is(n, s_.true_)) return 1;
     if (is(n, s_.false_)) return 0;
     std::string t(text(n));
@@ -1166,12 +1130,12 @@ class Builder {
     }
   }
 
-  void on_augmented(TSNode n, int depth) {
+  void on_augmented(Node n, int depth) {
     visit_children(n, depth);
-    TSNode left = field(n, s_.f_left), right = field(n, s_.f_right);
+    Node left = field(n, s_.f_left), right = field(n, s_.f_right);
     std::string name = dotted(left);
     if (name.empty()) return;
-    TSNode op = field(n, s_.f_operator);
+    Node op = field(n, s_.f_operator);
     if (!null(op) && text(op) == "+=") note_accumulation(n, name, right);
     if (text(right) == "1") counter_names_.insert(name);
     if (is_tensor_expr(right)) tensor_names_.insert(name);
@@ -1179,7 +1143,7 @@ class Builder {
   }
 
   // `total += loss` / `losses.append(loss)` into a name that outlives the step.
-  void note_accumulation(TSNode n, const std::string& target, TSNode value) {
+  void note_accumulation(Node n, const std::string& target, Node value) {
     if (null(value) || loop_stack_.empty() || loop_stack_.back().function != function_) return;
     Accumulation a;
     for (const LoopState& state : loop_stack_) {
@@ -1195,16 +1159,16 @@ class Builder {
     pending_accumulations_.emplace_back(value, std::move(a));
   }
 
-  void on_return(TSNode n, int depth) {
+  void on_return(Node n, int depth) {
     visit_children(n, depth);
     if (function_ < 0) return;
-    TSNode value = unparen(ts_node_named_child(n, 0));
+    Node value = unparen(n.named_child(0));
     if (null(value)) return;
     // A project helper returning an autocast context: `with mixed_precision():` is AMP.
     if (contains_text(value, "autocast")) autocast_names_.insert(m_.functions[function_].name);
     if (is(value, s_.expression_list) || is(value, s_.tuple)) {
       // `return train, val`: another module may unpack and iterate them.
-      for_each_child(value, [&](TSNode element) {
+      for_each_child(value, [&](Node element) {
         if (auto it = loader_names_.find(dotted(element)); it != loader_names_.end())
           tuple_loader_functions_[m_.functions[function_].name].push_back(it->second);
       });
@@ -1228,7 +1192,7 @@ class Builder {
 
   // ---- calls ---------------------------------------------------------------------------
 
-  DeviceTarget classify_device(TSNode n, int depth = 0) const {
+  DeviceTarget classify_device(Node n, int depth = 0) const {
     n = unparen(n);
     if (null(n) || depth > 8) return DeviceTarget::MaybeCuda;
     if (is(n, s_.string)) {
@@ -1240,8 +1204,8 @@ class Builder {
     if (is(n, s_.call)) {
       std::string callee = callee_name(n);
       if (last_component(callee) == "device") {
-        TSNode args = field(n, s_.f_arguments);
-        TSNode first = null(args) ? TSNode{} : ts_node_named_child(args, 0);
+        Node args = field(n, s_.f_arguments);
+        Node first = null(args) ? Node{} : args.named_child(0);
         if (!null(first)) return classify_device(first, depth + 1);
       }
       return DeviceTarget::MaybeCuda;
@@ -1254,7 +1218,7 @@ class Builder {
   }
 
   // Is this expression a device at all (and not a dtype or another tensor)?
-  bool is_device_expr(TSNode n) const {
+  bool is_device_expr(Node n) const {
     n = unparen(n);
     if (null(n)) return false;
     if (is(n, s_.string)) {
@@ -1273,22 +1237,22 @@ class Builder {
   }
 
   struct Args {
-    std::vector<TSNode> positional;
-    std::vector<std::pair<std::string_view, TSNode>> keywords;
-    std::vector<TSNode> dict_splats;
+    std::vector<Node> positional;
+    std::vector<std::pair<std::string_view, Node>> keywords;
+    std::vector<Node> dict_splats;
     bool list_splat = false;
   };
 
-  Args arguments(TSNode call) {
+  Args arguments(Node call) {
     Args a;
-    TSNode list = field(call, s_.f_arguments);
+    Node list = field(call, s_.f_arguments);
     if (!is(list, s_.argument_list)) return a;
-    for_each_child(list, [&](TSNode c) {
+    for_each_child(list, [&](Node c) {
       if (is(c, s_.keyword_argument)) {
-        TSNode name = field(c, s_.f_name), value = field(c, s_.f_value);
+        Node name = field(c, s_.f_name), value = field(c, s_.f_value);
         if (!null(name) && !null(value)) a.keywords.emplace_back(text(name), value);
       } else if (is(c, s_.dictionary_splat)) {
-        a.dict_splats.push_back(ts_node_named_child(c, 0));
+        a.dict_splats.push_back(c.named_child(0));
       } else if (is(c, s_.list_splat)) {
         a.list_splat = true;
       } else if (!is(c, s_.comment)) {
@@ -1298,14 +1262,14 @@ class Builder {
     return a;
   }
 
-  static TSNode keyword(const Args& a, std::string_view name) {
+  static Node keyword(const Args& a, std::string_view name) {
     for (const auto& [k, v] : a.keywords) {
       if (k == name) return v;
     }
-    return TSNode{};
+    return Node{};
   }
 
-  void on_call(TSNode n, int depth) {
+  void on_call(Node n, int depth) {
     if (call_depth_ >= kMaxCallDepth) return note_too_deep(n);
     const std::string callee = callee_name(n);
     const std::string_view method = method_of(n);
@@ -1319,7 +1283,7 @@ class Builder {
     in_output_ = saved_output;
 
     Args args = arguments(n);
-    if (TSNode device = keyword(args, "device"); !null(device) && is_device_expr(device)) {
+    if (Node device = keyword(args, "device"); !null(device) && is_device_expr(device)) {
       add_move(n, classify_device(device), {}, false);
     }
 
@@ -1340,7 +1304,7 @@ class Builder {
       bool cpu = is(keyword(args, "no_cuda"), s_.true_) || is(keyword(args, "use_cpu"), s_.true_);
       if (!cpu) m_.framework_gpu = true;
       for (std::string_view k : {"bf16", "fp16"}) {
-        if (TSNode v = keyword(args, k); is(v, s_.true_)) m_.file_level_amp = true;
+        if (Node v = keyword(args, k); is(v, s_.true_)) m_.file_level_amp = true;
       }
     }
     if (is_optimizer_constructor(callee) && !args.positional.empty()) {
@@ -1362,8 +1326,8 @@ class Builder {
     if (!callee.empty()) note_model_inputs(n, callee, args);
   }
 
-  void on_api_call(TSNode n, const std::string& callee, std::string_view tail, const Args& args) {
-    TSNode first = args.positional.empty() ? TSNode{} : args.positional.front();
+  void on_api_call(Node n, const std::string& callee, std::string_view tail, const Args& args) {
+    Node first = args.positional.empty() ? Node{} : args.positional.front();
     if (tail == "DataParallel" || callee.ends_with("parallel.data_parallel")) {
       add_api(ApiKind::DataParallel, n, callee);
     }
@@ -1376,17 +1340,17 @@ class Builder {
     if (tail == "set_detect_anomaly" && is(first, s_.true_))
       add_api(ApiKind::DetectAnomaly, n, callee, first);
     if (tail == "zero_grad") {
-      TSNode v = keyword(args, "set_to_none");
+      Node v = keyword(args, "set_to_none");
       if (null(v)) v = first;
       if (is(v, s_.false_))
         add_api(ApiKind::ZeroGradKeep, n, callee.empty() ? "zero_grad" : callee, v);
     }
     if (is_optimizer_constructor(callee)) {
-      if (TSNode v = keyword(args, "foreach"); is(v, s_.false_))
+      if (Node v = keyword(args, "foreach"); is(v, s_.false_))
         add_api(ApiKind::ForeachDisabled, n, callee, v);
     }
     if (tail == "DistributedDataParallel" || tail == "DDP") {
-      TSNode v = keyword(args, "find_unused_parameters");
+      Node v = keyword(args, "find_unused_parameters");
       if (is(v, s_.true_)) add_api(ApiKind::FindUnusedParameters, n, callee, v);
     }
     if (tail == "set_float32_matmul_precision" && is(first, s_.string)) {
@@ -1400,7 +1364,7 @@ class Builder {
       add_api(ApiKind::Compile, n, callee.empty() ? "compile" : callee);
       m_.api_uses.back().subject = subject;
       compiled_names_.insert(subject);
-      TSNode parent = ts_node_parent(n);
+      Node parent = n.parent();
       if (is(parent, s_.assignment)) {
         std::vector<std::string> names;
         target_names(field(parent, s_.f_left), names);
@@ -1426,11 +1390,11 @@ class Builder {
     on_module_construction(n, callee, tail, args);
   }
 
-  void dynamic(TSNode n, const char* spelling) {
+  void dynamic(Node n, const char* spelling) {
     m_.dynamic_shapes.push_back({span(n), scope_, spelling});
   }
 
-  void on_module_construction(TSNode n, const std::string& callee, std::string_view tail,
+  void on_module_construction(Node n, const std::string& callee, std::string_view tail,
                               const Args& args) {
     bool nn = callee.starts_with("nn.") || callee.starts_with("torch.nn.");
     if (!nn || tail.empty() || !std::isupper(static_cast<unsigned char>(tail[0]))) return;
@@ -1451,14 +1415,14 @@ class Builder {
     mc.spelling = callee;
     mc.in_forward = in_forward_;
     mc.has_parameters = !is_parameterless_module(callee);
-    for (TSNode p : args.positional) {
+    for (Node p : args.positional) {
       if (is(p, s_.integer)) mc.dims.emplace_back(literal_number(p), span(p));
     }
     static constexpr std::string_view kDimKeywords[] = {"in_features",    "out_features",
                                                         "num_embeddings", "embedding_dim",
                                                         "in_channels",    "out_channels"};
     for (std::string_view k : kDimKeywords) {
-      if (TSNode v = keyword(args, k); is(v, s_.integer))
+      if (Node v = keyword(args, k); is(v, s_.integer))
         mc.dims.emplace_back(literal_number(v), span(v));
     }
     m_.modules.push_back(std::move(mc));
@@ -1466,9 +1430,9 @@ class Builder {
 
   bool has_loop_data(const Args& args) {
     std::vector<std::string> names;
-    for (TSNode p : args.positional) read_names(p, names);
+    for (Node p : args.positional) read_names(p, names);
     for (const auto& kv : args.keywords) read_names(kv.second, names);
-    for (TSNode d : args.dict_splats) read_names(d, names);
+    for (Node d : args.dict_splats) read_names(d, names);
     for (const std::string& name : names) {
       for (auto it = loop_stack_.rbegin(); it != loop_stack_.rend(); ++it) {
         if (it->function == function_ && it->bound.count(name)) return true;
@@ -1479,11 +1443,11 @@ class Builder {
   }
 
   // Arguments taken straight from a loader batch, for GL301; judged once names are known.
-  void note_model_inputs(TSNode call, const std::string& callee, const Args& args) {
+  void note_model_inputs(Node call, const std::string& callee, const Args& args) {
     if (loop_stack_.empty() || loop_stack_.back().function != function_) return;
     const LoopState& state = loop_stack_.back();
     if (state.cpu_batch.empty()) return;
-    auto check = [&](TSNode arg) {
+    auto check = [&](Node arg) {
       if (null(arg) || moves_to_device(arg) || !reads_cpu_batch(arg, state)) return;
       UnmovedInput input;
       input.span = span(arg);
@@ -1493,13 +1457,13 @@ class Builder {
       input.model = callee;
       pending_inputs_.push_back({callee, std::move(input)});
     };
-    for (TSNode p : args.positional) check(p);
+    for (Node p : args.positional) check(p);
     for (const auto& kv : args.keywords) check(kv.second);
-    for (TSNode d : args.dict_splats) check(d);
+    for (Node d : args.dict_splats) check(d);
     (void)call;
   }
 
-  bool is_output_call(const std::string& callee, std::string_view method, TSNode call) const {
+  bool is_output_call(const std::string& callee, std::string_view method, Node call) const {
     if (callee == "print") return true;
     if (method.empty()) return false;
     std::string receiver = dotted(receiver_of(call));
@@ -1510,33 +1474,33 @@ class Builder {
             (receiver == "wandb" || receiver == "mlflow" || tracker_runs_.count(receiver)));
   }
 
-  void add_output(TSNode n, OutputKind kind, std::string callee) {
+  void add_output(Node n, OutputKind kind, std::string callee) {
     m_.outputs.push_back({kind, span(n), scope_, std::move(callee)});
   }
 
-  void add_move(TSNode n, DeviceTarget target, std::string receiver, bool non_blocking) {
+  void add_move(Node n, DeviceTarget target, std::string receiver, bool non_blocking) {
     m_.moves.push_back({span(n), scope_, target, std::move(receiver), non_blocking});
   }
 
-  void add_sync(TSNode n, SyncKind kind, std::string spelling) {
+  void add_sync(Node n, SyncKind kind, std::string spelling) {
     m_.syncs.push_back({kind, span(n), scope_, std::move(spelling), in_output_});
   }
 
-  bool is_host_copy_call(TSNode n) {
+  bool is_host_copy_call(Node n) {
     if (!is(n, s_.call)) return false;
     std::string_view method = method_of(n);
     if (method == "cpu") return true;
     if (method == "to") {
       Args a = arguments(n);
-      TSNode d = a.positional.empty() ? keyword(a, "device") : a.positional.front();
+      Node d = a.positional.empty() ? keyword(a, "device") : a.positional.front();
       return !null(d) && is_device_expr(d) && classify_device(d) == DeviceTarget::Cpu;
     }
     return false;
   }
 
-  void on_method_call(TSNode n, const std::string& callee, std::string_view method,
+  void on_method_call(Node n, const std::string& callee, std::string_view method,
                       const Args& args) {
-    TSNode recv = unparen(receiver_of(n));
+    Node recv = unparen(receiver_of(n));
     const std::string receiver = dotted(recv);
     const bool recv_copied =
         is_host_copy_call(recv) || (is(recv, s_.call) && method_of(recv) == "numpy");
@@ -1558,10 +1522,10 @@ class Builder {
     } else if (method == "cpu" && args.positional.empty()) {
       add_sync(n, SyncKind::HostCopy, ".cpu()");
     } else if (method == "to") {
-      TSNode d = args.positional.empty() ? keyword(args, "device") : args.positional.front();
+      Node d = args.positional.empty() ? keyword(args, "device") : args.positional.front();
       if (!null(d) && is_device_expr(d)) {
         DeviceTarget target = classify_device(d);
-        TSNode nb = keyword(args, "non_blocking");
+        Node nb = keyword(args, "non_blocking");
         if (target == DeviceTarget::Cpu) {
           add_sync(n, SyncKind::HostCopy, ".to(\"cpu\")");
         } else {
@@ -1570,7 +1534,7 @@ class Builder {
       }
       note_model_dtype(n, receiver, args);
     } else if (method == "cuda") {
-      TSNode nb = keyword(args, "non_blocking");
+      Node nb = keyword(args, "non_blocking");
       on_device_move(n, recv, receiver, DeviceTarget::Cuda, is(nb, s_.true_), "\"cuda\"");
     } else if (method == "synchronize") {
       std::string_view rtext = text(recv);
@@ -1612,17 +1576,17 @@ class Builder {
       bool other_branch = false, cuda_branch = false;
       for (bool cuda : cuda_branch_stack_) (cuda ? cuda_branch : other_branch) = true;
       if (other_branch && !cuda_branch) {
-        dicts_[receiver].emplace_back(TSNode{}, false);
+        dicts_[receiver].emplace_back(Node{}, false);
       } else {
         dicts_[receiver].emplace_back(args.positional.front(), true);
       }
     } else if (method == "fit" || method == "prepare" || method == "validate" || method == "test") {
-      for (TSNode p : args.positional) hand_to_framework(p);
+      for (Node p : args.positional) hand_to_framework(p);
       for (const auto& kv : args.keywords) hand_to_framework(kv.second);
     }
   }
 
-  void hand_to_framework(TSNode arg) {
+  void hand_to_framework(Node arg) {
     std::string name = dotted(arg);
     if (auto it = loader_names_.find(name); it != loader_names_.end()) {
       m_.loaders[it->second].handed_to_trainer = true;
@@ -1634,7 +1598,7 @@ class Builder {
     if (model_names_.count(name)) m_.moved_models.push_back(name);
   }
 
-  void note_model_dtype(TSNode n, const std::string& receiver, const Args& args) {
+  void note_model_dtype(Node n, const std::string& receiver, const Args& args) {
     std::string_view t = text(field(n, s_.f_arguments));
     bool reduced = t.find("float16") != std::string_view::npos ||
                    t.find("bfloat16") != std::string_view::npos ||
@@ -1644,23 +1608,23 @@ class Builder {
     (void)args;
   }
 
-  void note_reduced_dtype(TSNode n, const std::string& receiver, bool reduced) {
+  void note_reduced_dtype(Node n, const std::string& receiver, bool reduced) {
     // `model.half().float()` ends in fp32: a later `.float()` on the chain wins.
-    TSNode parent = ts_node_parent(n);
+    Node parent = n.parent();
     if (is(parent, s_.attribute)) {
-      TSNode attr = field(parent, s_.f_attribute);
+      Node attr = field(parent, s_.f_attribute);
       if (!null(attr) && text(attr) == "float") return;
     }
     std::string root = receiver;
     if (root.empty()) {
-      TSNode r = receiver_of(n);
+      Node r = receiver_of(n);
       while (is(r, s_.call)) r = receiver_of(r);
       root = dotted(r);
     }
     if (!root.empty()) model_dtypes_.push_back({root, reduced});
   }
 
-  void on_device_move(TSNode n, TSNode recv, const std::string& receiver, DeviceTarget target,
+  void on_device_move(Node n, Node recv, const std::string& receiver, DeviceTarget target,
                       bool non_blocking, std::string_view device) {
     add_move(n, target, receiver, non_blocking);
     if (!loop_stack_.empty() && loop_stack_.back().function == function_ &&
@@ -1674,9 +1638,9 @@ class Builder {
         FactoryMove fm;
         fm.span = span(n);
         fm.factory = span(recv);
-        TSNode fargs = field(recv, s_.f_arguments);
+        Node fargs = field(recv, s_.f_arguments);
         fm.factory_args = null(fargs) ? fm.factory : span(fargs);
-        fm.move = {ts_node_end_byte(recv), ts_node_end_byte(n)};
+        fm.move = {recv.end(), n.end()};
         fm.factory_name = factory;
         fm.device = std::string(device);
         fm.scope = scope_;
@@ -1687,7 +1651,7 @@ class Builder {
         std::string_view tail = last_component(factory);
         if (!is_parameterless_module(factory) && !tail.empty() &&
             std::isupper(static_cast<unsigned char>(tail[0]))) {
-          TSNode parent = ts_node_parent(n);
+          Node parent = n.parent();
           if (is(parent, s_.assignment)) {
             std::vector<std::string> names;
             target_names(field(parent, s_.f_left), names);
@@ -1701,7 +1665,7 @@ class Builder {
     }
   }
 
-  void on_next(TSNode arg) {
+  void on_next(Node arg) {
     std::string name = dotted(arg);
     int32_t loader = -1;
     bool known = false;
@@ -1731,14 +1695,14 @@ class Builder {
     }
   }
 
-  void on_framework(TSNode n, std::string_view tail, const Args& args) {
+  void on_framework(Node n, std::string_view tail, const Args& args) {
     (void)n;
-    TSNode accelerator = keyword(args, "accelerator");
+    Node accelerator = keyword(args, "accelerator");
     std::string acc = string_value(accelerator);
     bool cpu = acc == "cpu" || acc == "mps";
     if (tail == "Accelerator") cpu = is(keyword(args, "cpu"), s_.true_);
     if (!cpu) m_.framework_gpu = true;
-    TSNode precision = keyword(args, tail == "Accelerator" ? "mixed_precision" : "precision");
+    Node precision = keyword(args, tail == "Accelerator" ? "mixed_precision" : "precision");
     if (!null(precision)) {
       std::string p =
           is(precision, s_.string) ? string_value(precision) : std::string(text(precision));
@@ -1749,7 +1713,7 @@ class Builder {
 
   // ---- loaders -------------------------------------------------------------------------
 
-  Value resolve(TSNode n) const {
+  Value resolve(Node n) const {
     Value v;
     v.state = Value::State::Unknown;
     v.span = span(n);
@@ -1784,12 +1748,12 @@ class Builder {
 
   // Keyword values from a `**kwargs` whose dict is built in this file. Returns false when the
   // dict cannot be read.
-  bool splat_values(TSNode splat, std::vector<std::pair<std::string, TSNode>>& out, int depth = 0) {
+  bool splat_values(Node splat, std::vector<std::pair<std::string, Node>>& out, int depth = 0) {
     splat = unparen(splat);
     if (null(splat) || depth > 4) return false;
     if (is(splat, s_.dictionary)) {
       bool ok = true;
-      for_each_child(splat, [&](TSNode p) {
+      for_each_child(splat, [&](Node p) {
         if (is(p, s_.pair)) {
           std::string key = string_value(field(p, s_.f_key));
           if (key.empty())
@@ -1809,7 +1773,7 @@ class Builder {
     }
     if (is(splat, s_.conditional_expression)) {
       // `{...} if use_cuda else {}`: the CUDA branch is the one that counts.
-      TSNode first = ts_node_named_child(splat, 0), cond = ts_node_named_child(splat, 1);
+      Node first = splat.named_child(0), cond = splat.named_child(1);
       if (null(cond) || !is_cuda_condition(cond)) return false;
       return splat_values(first, out, depth + 1);
     }
@@ -1824,19 +1788,19 @@ class Builder {
     return false;
   }
 
-  void on_loader(TSNode n, const Args& args) {
+  void on_loader(Node n, const Args& args) {
     Loader l;
     l.call = span(n);
     l.callee = span(field(n, s_.f_function));
-    TSNode arglist = field(n, s_.f_arguments);
+    Node arglist = field(n, s_.f_arguments);
     l.arguments = null(arglist) ? l.call : span(arglist);
     l.scope = scope_;
     l.splat_unknown = args.list_splat;
     l.batch_sampler = !null(keyword(args, "batch_sampler"));
-    std::vector<std::pair<std::string, TSNode>> kw;
+    std::vector<std::pair<std::string, Node>> kw;
     for (const auto& [k, v] : args.keywords) kw.emplace_back(std::string(k), v);
-    for (TSNode splat : args.dict_splats) {
-      std::vector<std::pair<std::string, TSNode>> more;
+    for (Node splat : args.dict_splats) {
+      std::vector<std::pair<std::string, Node>> more;
       if (splat_values(splat, more)) {
         kw.insert(kw.end(), more.begin(), more.end());
       } else {
@@ -1845,14 +1809,14 @@ class Builder {
     }
     // DataLoader(dataset, batch_size=1, shuffle, sampler, batch_sampler, num_workers, collate_fn,
     // pin_memory, ...)
-    auto positional = [&](size_t index) -> TSNode {
-      return index < args.positional.size() ? args.positional[index] : TSNode{};
+    auto positional = [&](size_t index) -> Node {
+      return index < args.positional.size() ? args.positional[index] : Node{};
     };
     auto value = [&](std::string_view name, size_t index) {
       for (auto it = kw.rbegin(); it != kw.rend(); ++it) {
         if (it->first == name) return resolve(it->second);
       }
-      if (TSNode p = positional(index); !null(p)) return resolve(p);
+      if (Node p = positional(index); !null(p)) return resolve(p);
       Value absent;
       if (l.splat_unknown) absent.state = Value::State::Unknown;
       return absent;
@@ -1861,7 +1825,7 @@ class Builder {
     l.num_workers = value("num_workers", 5);
     l.pin_memory = value("pin_memory", 7);
     l.persistent_workers = value("persistent_workers", 99);
-    TSNode dataset = args.positional.empty() ? keyword(args, "dataset") : args.positional.front();
+    Node dataset = args.positional.empty() ? keyword(args, "dataset") : args.positional.front();
     if (!null(dataset)) {
       l.dataset_on_device = moves_to_device(dataset) || on_device_names_.count(dotted(dataset)) > 0;
     }
@@ -1873,12 +1837,12 @@ class Builder {
   // `dtype=torch.bool`, a name bound to one of those, or `~` of any of them. A comparison's
   // operands are often not known to be tensors (`labels != -100` of a batch field), so the
   // subscript's receiver, which must be a tensor, decides.
-  bool is_mask(TSNode n, int depth = 0) const {
+  bool is_mask(Node n, int depth = 0) const {
     n = unparen(n);
     if (null(n) || depth > 8) return false;
     if (is(n, s_.identifier)) return mask_names_.count(std::string(text(n))) > 0;
     if (is(n, s_.unary_operator)) {
-      TSNode op = field(n, s_.f_operator);
+      Node op = field(n, s_.f_operator);
       return !null(op) && text(op) == "~" && is_mask(field(n, s_.f_argument), depth + 1);
     }
     if (is(n, s_.comparison_operator)) {
@@ -1961,8 +1925,8 @@ class Builder {
     }
     for (const PendingConvert& c : pending_converts_) {
       if (!is_tensor_expr(c.argument)) continue;
-      std::string spelling = std::string(text(ts_node_child_by_field_id(c.call, s_.f_function))) +
-                             "(" + std::string(text(c.argument).substr(0, 40)) + ")";
+      std::string spelling = std::string(text(field(c.call, s_.f_function))) + "(" +
+                             std::string(text(c.argument).substr(0, 40)) + ")";
       m_.syncs.push_back(
           {SyncKind::Convert, span(c.call), c.scope, std::move(spelling), c.inside_output});
     }
@@ -1985,14 +1949,14 @@ class Builder {
       if (is_tensor_condition(condition)) m_.tensor_conditions.push_back({span(condition), scope});
     }
     for (const auto& [subscript, scope] : pending_masks_) {
-      TSNode value = field(subscript, s_.f_value);
-      if (ts_node_named_child_count(subscript) != 2 || numpy_names_.count(dotted(value))) continue;
-      TSNode index = field(subscript, s_.f_subscript);
+      Node value = field(subscript, s_.f_value);
+      if (subscript.named_child_count() != 2 || numpy_names_.count(dotted(value))) continue;
+      Node index = field(subscript, s_.f_subscript);
       if (!is_mask(index) || !is_tensor_expr(value)) continue;
       // `logits[valid], y[valid]`: one mask, one finding for the line.
       if (!m_.dynamic_shapes.empty() && last_mask_ == text(index) &&
           src_.substr(m_.dynamic_shapes.back().span.end,
-                      ts_node_start_byte(subscript) - m_.dynamic_shapes.back().span.end)
+                      subscript.start() - m_.dynamic_shapes.back().span.end)
                   .find('\n') == std::string_view::npos) {
         continue;
       }

@@ -1,0 +1,97 @@
+#pragma once
+
+// A parse copied into one array in a single cursor pass. The front end's walk asks each node
+// for its fields, children and parent many times; tree-sitter answers a field lookup by
+// scanning the node's children through the tree and a parent lookup by descending from the
+// root, while the array answers each from memory the walk has just touched.
+
+#include <tree_sitter/api.h>
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace gpulint {
+
+class FlatTree;
+
+// A node of a FlatTree, or null (default). Cheap to copy; valid while its tree lives.
+class Node {
+ public:
+  Node() = default;
+
+  bool null() const { return tree_ == nullptr; }
+  inline TSSymbol symbol() const;
+  inline uint32_t start() const;
+  inline uint32_t end() const;
+  inline bool named() const;
+  inline bool missing() const;
+  inline bool error() const;       // an ERROR node
+  inline bool has_error() const;   // an ERROR or missing node inside
+  inline TSFieldId field() const;  // the field this node fills in its parent; 0 for none
+  const char* type() const;
+
+  inline Node parent() const;
+  inline Node first_child() const;
+  inline Node next_sibling() const;
+  inline Node child_by_field(TSFieldId field) const;
+  Node named_child(uint32_t index) const;
+  uint32_t named_child_count() const;
+
+  bool operator==(const Node& other) const = default;
+
+ private:
+  friend class FlatTree;
+  Node(const FlatTree* tree, uint32_t index) : tree_(tree), index_(index) {}
+
+  const FlatTree* tree_ = nullptr;
+  uint32_t index_ = 0;
+};
+
+class FlatTree {
+ public:
+  FlatTree(const TSTree* tree, const TSLanguage* language);
+
+  Node root() const { return nodes_.empty() ? Node{} : Node(this, 0); }
+  size_t size() const { return nodes_.size(); }
+
+ private:
+  friend class Node;
+  static constexpr uint32_t kNone = UINT32_MAX;
+  enum Flag : uint8_t { kNamed = 1, kMissing = 2, kHasError = 4 };
+
+  struct Entry {
+    uint32_t start, end;
+    uint32_t parent, first_child, next_sibling;
+    TSSymbol symbol;
+    TSFieldId field;
+    uint8_t flags;
+  };
+
+  Node at(uint32_t index) const { return index == kNone ? Node{} : Node(this, index); }
+
+  std::vector<Entry> nodes_;
+  const TSLanguage* language_;
+};
+
+inline TSSymbol Node::symbol() const { return tree_->nodes_[index_].symbol; }
+inline uint32_t Node::start() const { return tree_->nodes_[index_].start; }
+inline uint32_t Node::end() const { return tree_->nodes_[index_].end; }
+inline bool Node::named() const { return tree_->nodes_[index_].flags & FlatTree::kNamed; }
+inline bool Node::missing() const { return tree_->nodes_[index_].flags & FlatTree::kMissing; }
+inline bool Node::error() const { return symbol() == static_cast<TSSymbol>(-1); }
+inline bool Node::has_error() const { return tree_->nodes_[index_].flags & FlatTree::kHasError; }
+inline TSFieldId Node::field() const { return tree_->nodes_[index_].field; }
+inline Node Node::parent() const { return tree_->at(tree_->nodes_[index_].parent); }
+inline Node Node::first_child() const { return tree_->at(tree_->nodes_[index_].first_child); }
+inline Node Node::next_sibling() const { return tree_->at(tree_->nodes_[index_].next_sibling); }
+
+inline Node Node::child_by_field(TSFieldId field) const {
+  for (uint32_t i = tree_->nodes_[index_].first_child; i != FlatTree::kNone;
+       i = tree_->nodes_[i].next_sibling) {
+    if (tree_->nodes_[i].field == field) return Node(tree_, i);
+  }
+  return {};
+}
+
+}  // namespace gpulint
