@@ -1,15 +1,15 @@
 #pragma once
 
-// A parse copied into one array in a single cursor pass. The front end's walk asks each node
-// for its fields, children and parent many times; tree-sitter answers a field lookup by
+// A parse copied into one array (grammars/flatten.h). The front end's walk asks each node for
+// its fields, children and parent many times; tree-sitter's node API answers a field lookup by
 // scanning the node's children through the tree and a parent lookup by descending from the
 // root, while the array answers each from memory the walk has just touched.
 
 #include <tree_sitter/api.h>
 
 #include <cstdint>
-#include <string_view>
-#include <vector>
+
+#include "grammars/flatten.h"
 
 namespace gpulint {
 
@@ -50,46 +50,44 @@ class Node {
 
 class FlatTree {
  public:
+  // Throws std::bad_alloc when memory runs out.
   FlatTree(const TSTree* tree, const TSLanguage* language);
+  ~FlatTree();
+  FlatTree(const FlatTree&) = delete;
+  FlatTree& operator=(const FlatTree&) = delete;
 
-  Node root() const { return nodes_.empty() ? Node{} : Node(this, 0); }
-  size_t size() const { return nodes_.size(); }
+  Node root() const { return flat_.size == 0 ? Node{} : Node(this, 0); }
+  uint32_t size() const { return flat_.size; }
 
  private:
   friend class Node;
-  static constexpr uint32_t kNone = UINT32_MAX;
-  enum Flag : uint8_t { kNamed = 1, kMissing = 2, kHasError = 4 };
+  static constexpr uint32_t kNone = GPULINT_FLAT_NONE;
+  static constexpr uint8_t kNamed = GPULINT_FLAT_NAMED, kMissing = GPULINT_FLAT_MISSING,
+                           kHasError = GPULINT_FLAT_HAS_ERROR;
 
-  struct Entry {
-    uint32_t start, end;
-    uint32_t parent, first_child, next_sibling;
-    TSSymbol symbol;
-    TSFieldId field;
-    uint8_t flags;
-  };
-
+  const GpulintFlatNode& entry(uint32_t index) const { return flat_.nodes[index]; }
   Node at(uint32_t index) const { return index == kNone ? Node{} : Node(this, index); }
 
-  std::vector<Entry> nodes_;
+  GpulintFlatTree flat_{};
   const TSLanguage* language_;
 };
 
-inline TSSymbol Node::symbol() const { return tree_->nodes_[index_].symbol; }
-inline uint32_t Node::start() const { return tree_->nodes_[index_].start; }
-inline uint32_t Node::end() const { return tree_->nodes_[index_].end; }
-inline bool Node::named() const { return tree_->nodes_[index_].flags & FlatTree::kNamed; }
-inline bool Node::missing() const { return tree_->nodes_[index_].flags & FlatTree::kMissing; }
+inline TSSymbol Node::symbol() const { return tree_->entry(index_).symbol; }
+inline uint32_t Node::start() const { return tree_->entry(index_).start; }
+inline uint32_t Node::end() const { return tree_->entry(index_).end; }
+inline bool Node::named() const { return tree_->entry(index_).flags & FlatTree::kNamed; }
+inline bool Node::missing() const { return tree_->entry(index_).flags & FlatTree::kMissing; }
 inline bool Node::error() const { return symbol() == static_cast<TSSymbol>(-1); }
-inline bool Node::has_error() const { return tree_->nodes_[index_].flags & FlatTree::kHasError; }
-inline TSFieldId Node::field() const { return tree_->nodes_[index_].field; }
-inline Node Node::parent() const { return tree_->at(tree_->nodes_[index_].parent); }
-inline Node Node::first_child() const { return tree_->at(tree_->nodes_[index_].first_child); }
-inline Node Node::next_sibling() const { return tree_->at(tree_->nodes_[index_].next_sibling); }
+inline bool Node::has_error() const { return tree_->entry(index_).flags & FlatTree::kHasError; }
+inline TSFieldId Node::field() const { return tree_->entry(index_).field; }
+inline Node Node::parent() const { return tree_->at(tree_->entry(index_).parent); }
+inline Node Node::first_child() const { return tree_->at(tree_->entry(index_).first_child); }
+inline Node Node::next_sibling() const { return tree_->at(tree_->entry(index_).next_sibling); }
 
 inline Node Node::child_by_field(TSFieldId field) const {
-  for (uint32_t i = tree_->nodes_[index_].first_child; i != FlatTree::kNone;
-       i = tree_->nodes_[i].next_sibling) {
-    if (tree_->nodes_[i].field == field) return Node(tree_, i);
+  for (uint32_t i = tree_->entry(index_).first_child; i != FlatTree::kNone;
+       i = tree_->entry(i).next_sibling) {
+    if (tree_->entry(i).field == field) return Node(tree_, i);
   }
   return {};
 }

@@ -1,4 +1,5 @@
-// Where the time of one file goes: the tree-sitter parse alone, the front end (parse plus the one
+// Where the time of one file goes: the tree-sitter parse alone, the parse copied into the flat
+// tree the walk reads, the front end (parse plus the one
 // walk that fills the step model), and the whole lint_source (line index, model, every default
 // rule, suppressions). Run on the bundled example side by side, so the ratios between the three
 // rows hold even on a noisy machine.
@@ -13,6 +14,7 @@
 
 #include "analyzer/core/source_file.h"
 #include "analyzer/engine.h"
+#include "analyzer/flat_tree.h"
 #include "analyzer/python/front_end.h"
 #include "rules/registry.h"
 
@@ -54,6 +56,23 @@ void BM_ParseOnly(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
 }
 BENCHMARK(BM_ParseOnly)->Unit(benchmark::kMicrosecond);
+
+void BM_ParseAndFlatten(benchmark::State& state) {
+  if (!have_example(state)) return;
+  const std::string& text = example();
+  TSParser* parser = ts_parser_new();
+  ts_parser_set_language(parser, tree_sitter_python());
+  for (auto _ : state) {
+    TSTree* tree =
+        ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size()));
+    const gpulint::FlatTree flat(tree, tree_sitter_python());
+    benchmark::DoNotOptimize(flat.size());
+    ts_tree_delete(tree);
+  }
+  ts_parser_delete(parser);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+}
+BENCHMARK(BM_ParseAndFlatten)->Unit(benchmark::kMicrosecond);
 
 void BM_BuildModel(benchmark::State& state) {
   if (!have_example(state)) return;

@@ -1,0 +1,152 @@
+#include "flatten.h"
+
+#include <stdlib.h>
+
+#include "language.h"
+#include "subtree.h"
+#include "tree.h"
+
+/* A subtree whose children are being emitted. Hidden subtrees (grammar rules starting with
+ * `_`) get a frame too: their children belong to the nearest visible ancestor. */
+typedef struct {
+  const Subtree* subtree;
+  const TSSymbol* aliases;
+  const TSFieldMapEntry *fields, *fields_end;
+  uint32_t child, structural_child; /* the next child; structural ones exclude extras */
+  uint32_t position;                /* start byte of the next child */
+  uint32_t visible_parent;
+  TSFieldId inherited_field; /* a hidden subtree's own field, which its children fill */
+} Frame;
+
+typedef struct {
+  GpulintFlatNode* nodes;
+  uint32_t* last_child; /* per node, while its children are being emitted */
+  uint32_t size, capacity;
+  Frame* frames;
+  uint32_t depth, frame_capacity;
+} Walk;
+
+static bool grow(Walk* w, uint32_t capacity) {
+  GpulintFlatNode* nodes = realloc(w->nodes, capacity * sizeof *nodes);
+  if (!nodes) return false;
+  w->nodes = nodes;
+  uint32_t* last = realloc(w->last_child, capacity * sizeof *last);
+  if (!last) return false;
+  w->last_child = last;
+  w->capacity = capacity;
+  return true;
+}
+
+static bool push(Walk* w, const TSLanguage* language, const Subtree* subtree, uint32_t position,
+                 uint32_t visible_parent, TSFieldId inherited_field) {
+  if (w->depth == w->frame_capacity) {
+    uint32_t capacity = w->frame_capacity ? w->frame_capacity * 2 : 64;
+    Frame* frames = realloc(w->frames, capacity * sizeof *frames);
+    if (!frames) return false;
+    w->frames = frames;
+    w->frame_capacity = capacity;
+  }
+  Frame* f = &w->frames[w->depth++];
+  uint32_t production = subtree->ptr->production_id;
+  f->subtree = subtree;
+  f->aliases = ts_language_alias_sequence(language, production);
+  ts_language_field_map(language, production, &f->fields, &f->fields_end);
+  f->child = f->structural_child = 0;
+  f->position = position;
+  f->visible_parent = visible_parent;
+  f->inherited_field = inherited_field;
+  return true;
+}
+
+static uint32_t emit(Walk* w, const TSLanguage* language, Subtree s, TSSymbol alias, uint32_t start,
+                     uint32_t parent, TSFieldId field) {
+  TSSymbol symbol = alias ? alias : ts_subtree_symbol(s);
+  bool named = alias ? ts_language_symbol_metadata(language, alias).named : ts_subtree_named(s);
+  uint32_t index = w->size++;
+  GpulintFlatNode* n = &w->nodes[index];
+  n->start = start;
+  n->end = start + ts_subtree_size(s).bytes;
+  n->parent = parent;
+  n->first_child = n->next_sibling = GPULINT_FLAT_NONE;
+  n->symbol = ts_language_public_symbol(language, symbol);
+  n->field = field;
+  n->flags = (named ? GPULINT_FLAT_NAMED : 0) | (ts_subtree_missing(s) ? GPULINT_FLAT_MISSING : 0) |
+             (ts_subtree_error_cost(s) > 0 ? GPULINT_FLAT_HAS_ERROR : 0);
+  if (parent != GPULINT_FLAT_NONE) {
+    if (w->nodes[parent].first_child == GPULINT_FLAT_NONE) {
+      w->nodes[parent].first_child = index;
+    } else {
+      w->nodes[w->last_child[parent]].next_sibling = index;
+    }
+    w->last_child[parent] = index;
+  }
+  return index;
+}
+
+static bool walk(Walk* w, const TSTree* tree) {
+  const TSLanguage* language = tree->language;
+  const Subtree* root = &tree->root;
+  uint32_t start = ts_subtree_padding(*root).bytes;
+  /* Room for every visible node, so the array is allocated once. */
+  if (!grow(w, ts_subtree_visible_descendant_count(*root) + 1)) return false;
+  emit(w, language, *root, 0, start, GPULINT_FLAT_NONE, 0);
+  if (ts_subtree_child_count(*root) > 0 && !push(w, language, root, start, 0, 0)) return false;
+  while (w->depth > 0) {
+    Frame* f = &w->frames[w->depth - 1];
+    if (f->child == f->subtree->ptr->child_count) {
+      --w->depth;
+      continue;
+    }
+    const Subtree* children = ts_subtree_children(*f->subtree);
+    const Subtree* child = &children[f->child];
+    uint32_t child_start = f->position;
+    bool extra = ts_subtree_extra(*child);
+    TSSymbol alias = 0;
+    TSFieldId field = 0;
+    if (!extra) {
+      if (f->aliases) alias = f->aliases[f->structural_child];
+      for (const TSFieldMapEntry* m = f->fields; m < f->fields_end; ++m) {
+        if (!m->inherited && m->child_index == f->structural_child) {
+          field = m->field_id;
+          break;
+        }
+      }
+      if (!field) field = f->inherited_field;
+      ++f->structural_child;
+    }
+    f->position += ts_subtree_size(*child).bytes;
+    if (++f->child < f->subtree->ptr->child_count) {
+      f->position += ts_subtree_padding(children[f->child]).bytes;
+    }
+    uint32_t visible_parent = f->visible_parent;
+    bool has_children = ts_subtree_child_count(*child) > 0;
+    if (ts_subtree_visible(*child) || alias) {
+      if (w->size == w->capacity && !grow(w, w->capacity * 2)) return false;
+      uint32_t index = emit(w, language, *child, alias, child_start, visible_parent, field);
+      if (has_children && !push(w, language, child, child_start, index, 0)) return false;
+    } else if (has_children && ts_subtree_visible_descendant_count(*child) > 0) {
+      if (!push(w, language, child, child_start, visible_parent, extra ? 0 : field)) return false;
+    }
+  }
+  return true;
+}
+
+bool gpulint_flatten(const TSTree* tree, GpulintFlatTree* out) {
+  Walk w = {0};
+  bool ok = walk(&w, tree);
+  free(w.last_child);
+  free(w.frames);
+  if (!ok) {
+    free(w.nodes);
+    return false;
+  }
+  out->nodes = w.nodes;
+  out->size = w.size;
+  return true;
+}
+
+void gpulint_flat_tree_free(GpulintFlatTree* tree) {
+  free(tree->nodes);
+  tree->nodes = NULL;
+  tree->size = 0;
+}
