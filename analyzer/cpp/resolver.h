@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace gpulint::cpp {
 
@@ -18,8 +19,9 @@ struct Resolution {
   // (`at::Tensor::item`, `torch::cuda::synchronize`). A call written in a macro's body is keyed
   // by the macro invocation; one in a macro argument by where it is spelt.
   std::unordered_map<uint64_t, std::string> callees;
-  std::string error;          // the first error Clang reported; empty when clean
-  uint32_t error_offset = 0;  // where, when that is in the main file
+  std::string error;             // the first error Clang reported; empty when clean
+  uint32_t error_offset = 0;     // where, when that is in the main file
+  bool shared_preamble = false;  // parsed on the run's PCH of its leading #include block
 
   static uint64_t key(uint32_t begin, uint32_t end) { return (uint64_t{begin} << 32) | end; }
   const std::string* callee(uint32_t begin, uint32_t end) const {
@@ -37,6 +39,10 @@ void set_compile_database_dir(std::string dir);
 // with syntax. Files of one run with the same leading #include block share a precompiled
 // header of it (clang/preamble.h).
 std::optional<Resolution> resolve_with_clang(const std::string& path, std::string_view text);
+
+// The C++ files the coming run will hand to resolve_with_clang, announced before it starts so
+// that files sharing a leading #include block build its PCH first and none parses it whole.
+void plan_clang_run(const std::vector<std::string>& paths);
 
 // True when this build can use Clang at all.
 bool clang_available();

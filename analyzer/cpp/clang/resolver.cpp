@@ -180,16 +180,29 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
   Resolution& out_;
 };
 
+// Only the file's own declarations are walked: the headers' (or, with a PCH, deserialising all
+// of them) would cost as much as the parse. A main-file template's instantiations are walked
+// from the template.
 class Consumer : public clang::ASTConsumer {
  public:
   explicit Consumer(Resolution& out) : out_(out) {}
+  void Initialize(clang::ASTContext& context) override { context_ = &context; }
+  bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
+    const clang::SourceManager& sm = context_->getSourceManager();
+    for (clang::Decl* decl : group) {
+      if (sm.isInMainFile(sm.getExpansionLoc(decl->getLocation()))) own_.push_back(decl);
+    }
+    return true;
+  }
   void HandleTranslationUnit(clang::ASTContext& context) override {
     Collector collector(context.getSourceManager(), context.getLangOpts(), out_);
-    collector.TraverseDecl(context.getTranslationUnitDecl());
+    for (clang::Decl* decl : own_) collector.TraverseDecl(decl);
   }
 
  private:
   Resolution& out_;
+  clang::ASTContext* context_ = nullptr;
+  std::vector<clang::Decl*> own_;
 };
 
 // Keeps the first error, with its line, so the user learns why findings may be missing.
@@ -251,6 +264,45 @@ void set_compile_database_dir(std::string dir) {
 
 bool clang_available() { return true; }
 
+namespace {
+
+clang::tooling::ArgumentsAdjuster adjuster() {
+  using namespace clang::tooling;
+  return combineAdjusters(
+      combineAdjusters(
+          combineAdjusters(getClangSyntaxOnlyAdjuster(), getClangStripOutputAdjuster()),
+          getClangStripDependencyFileAdjuster()),
+      [](const CommandLineArguments& args, llvm::StringRef) {
+        CommandLineArguments out;
+        for (const std::string& arg : args) {
+          if (!gcc_only(arg)) out.push_back(arg);
+        }
+        out.push_back(std::string("-resource-dir=") + kResourceDir);
+        out.push_back("-w");  // the user's warnings are their compiler's business
+        out.push_back("-fno-caret-diagnostics");  // and no "N errors generated" on stderr
+        return out;
+      });
+}
+
+}  // namespace
+
+void plan_clang_run(const std::vector<std::string>& paths) {
+  forget_expected_preambles();
+  const clang::tooling::ArgumentsAdjuster adjust = adjuster();
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    const fs::path file = fs::absolute(path, ec);
+    if (ec) continue;
+    const Found found = find_database(file);
+    if (found.commands.empty()) continue;
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    expect_preamble(file.string(), text.str(),
+                    adjust(found.commands.front().CommandLine, file.string()));
+  }
+}
+
 std::optional<Resolution> resolve_with_clang(const std::string& path, std::string_view text) {
   std::error_code ec;
   const fs::path file = fs::absolute(path, ec);
@@ -263,19 +315,7 @@ std::optional<Resolution> resolve_with_clang(const std::string& path, std::strin
         (found.dir / "compile_commands.json").string() + " could not be read as a compile database";
     return broken;
   }
-  const clang::tooling::ArgumentsAdjuster adjust = clang::tooling::combineAdjusters(
-      clang::tooling::combineAdjusters(clang::tooling::getClangSyntaxOnlyAdjuster(),
-                                       clang::tooling::getClangStripOutputAdjuster()),
-      [](const clang::tooling::CommandLineArguments& args, llvm::StringRef) {
-        clang::tooling::CommandLineArguments out;
-        for (const std::string& arg : args) {
-          if (!gcc_only(arg)) out.push_back(arg);
-        }
-        out.push_back(std::string("-resource-dir=") + kResourceDir);
-        out.push_back("-w");  // the user's warnings are their compiler's business
-        out.push_back("-fno-caret-diagnostics");  // and no "N errors generated" on stderr
-        return out;
-      });
+  const clang::tooling::ArgumentsAdjuster adjust = adjuster();
   const std::string pch = shared_preamble(
       file.string(), std::string(text), adjust(found.commands.front().CommandLine, file.string()));
   OneFile db(std::move(found.commands));
@@ -297,6 +337,7 @@ std::optional<Resolution> resolve_with_clang(const std::string& path, std::strin
     return resolution;
   };
   Resolution resolution = run(pch);
+  resolution.shared_preamble = !pch.empty();
   // A PCH Clang will not take (it says so) must not cost the file its analysis.
   if (!pch.empty() && (resolution.error.find("precompiled") != std::string::npos ||
                        resolution.error.find("PCH") != std::string::npos)) {
