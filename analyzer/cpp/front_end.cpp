@@ -38,7 +38,7 @@ struct PendingCall {
   std::string callee;
   Span span;
   ScopeId scope;
-  bool has_arguments;
+  std::vector<std::string> arguments;  // each argument's plain root name, or empty
 };
 
 struct PendingInput {
@@ -84,6 +84,8 @@ class Builder {
   std::unordered_map<std::string, int32_t> loader_names_;  // loader (or its options) -> loader
   std::unordered_map<std::string, int32_t> function_by_name_;
   std::unordered_map<std::string, Span> first_declaration_;
+  // A parameter's name -> (its function's name, its position), for models passed in.
+  std::unordered_map<std::string, std::vector<std::pair<std::string, size_t>>> parameters_;
   // Names declared once with an integer literal; a second declaration makes the name ambiguous.
   std::unordered_map<std::string, int64_t> constants_;
   std::unordered_set<std::string> redeclared_;
@@ -354,6 +356,17 @@ class Builder {
     return std::string(last_component(name));
   }
 
+  void note_parameters(const std::string& function, TSNode declarator) {
+    for (int depth = 0; !null(declarator) && !is(declarator, "function_declarator") && depth < 20;
+         ++depth)
+      declarator = field(declarator, "declarator");
+    TSNode list = field(declarator, "parameters");
+    for (uint32_t i = 0, c = named_count(list); i < c; ++i) {
+      std::string name = declared_name(field(named(list, i), "declarator"));
+      if (!name.empty()) parameters_[name].emplace_back(function, i);
+    }
+  }
+
   void on_function(TSNode n, int depth) {
     TSNode body = field(n, "body");
     Function fn;
@@ -366,6 +379,7 @@ class Builder {
     const bool saved_forward = in_forward_;
     fn.scope = open(ScopeKind::Function, index);
     function_by_name_.emplace(fn.name, index);
+    note_parameters(fn.name, field(n, "declarator"));
     in_forward_ = fn.name == "forward";
     m_.functions.push_back(std::move(fn));
     function_ = index;
@@ -719,8 +733,11 @@ class Builder {
         text(named(args, 1)) == "\"1\"") {
       add_api(ApiKind::LaunchBlocking, n, compact(n));
     }
-    if (!spelled.empty() && spelled.find("::") == std::string::npos)
-      pending_calls_.push_back({spelled, span(n), scope_, argc > 0});
+    if (!spelled.empty() && spelled.find("::") == std::string::npos) {
+      std::vector<std::string> arguments;
+      for (uint32_t i = 0; i < argc; ++i) arguments.push_back(root_name(named(args, i)));
+      pending_calls_.push_back({spelled, span(n), scope_, std::move(arguments)});
+    }
     if (argc > 0 &&
         (model_names_.count(spelled) || loss_names_.count(spelled) || is_loss_function(callee)))
       note_model_inputs(args, spelled);
@@ -1001,10 +1018,11 @@ class Builder {
   void finish() {
     for (auto& [scope, condition] : pending_guards_)
       m_.scopes[scope].guard = classify_guard(condition);
+    note_models_passed_in();
     for (const PendingCall& call : pending_calls_) {
       if (auto it = function_by_name_.find(call.callee); it != function_by_name_.end()) {
         m_.calls.push_back({it->second, call.span, call.scope});
-      } else if (call.has_arguments && model_names_.count(call.callee)) {
+      } else if (!call.arguments.empty() && model_names_.count(call.callee)) {
         m_.events.push_back({StepEventKind::ModelCall, call.span, call.scope, call.callee});
       }
     }
@@ -1020,6 +1038,10 @@ class Builder {
     m_.moved_models.erase(std::unique(m_.moved_models.begin(), m_.moved_models.end()),
                           m_.moved_models.end());
     for (const PendingInput& p : pending_inputs_) m_.unmoved_inputs.push_back(p.input);
+    std::unordered_set<std::string> moved;  // every receiver sent to a device that may be CUDA
+    for (const DeviceMove& move : m_.moves) {
+      if (move.target != DeviceTarget::Cpu && !move.receiver.empty()) moved.insert(move.receiver);
+    }
     std::vector<std::string> models(trained_names_.begin(), trained_names_.end());
     std::sort(models.begin(), models.end());
     for (const std::string& name : models) {
@@ -1028,10 +1050,50 @@ class Builder {
       model.name = name;
       if (auto it = first_declaration_.find(name); it != first_declaration_.end())
         model.defined = it->second;
-      model.moved = std::binary_search(m_.moved_models.begin(), m_.moved_models.end(), name);
+      model.moved = moved_model(name, moved, 0);
       m_.models.push_back(std::move(model));
     }
     m_.classify();
+  }
+
+  // `void fit(torch::nn::Linear& model, ...)` called as `fit(fc, ...)` with `fc` handed to an
+  // optimizer: `model` is that model too, and calling it is a step event.
+  void note_models_passed_in() {
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const auto& [name, uses] : parameters_) {
+        if (trained_names_.count(name)) continue;
+        for (const auto& [function, position] : uses) {
+          for (const PendingCall& call : pending_calls_) {
+            if (call.callee == function && position < call.arguments.size() &&
+                trained_names_.count(call.arguments[position]) && !trained_names_.count(name)) {
+              trained_names_.insert(name);
+              model_names_.insert(name);
+              grew = true;
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // A model declared in this file is moved when a move names it. One that is only a parameter
+  // (`void train(Net& net, ...)`) is what its callers pass: moved when every argument this file
+  // passes for it is, and unknown, so silent, when no call here says what it is.
+  bool moved_model(const std::string& name, const std::unordered_set<std::string>& moved,
+                   int depth) const {
+    if (moved.count(name)) return true;
+    auto it = parameters_.find(name);
+    if (first_declaration_.count(name) || it == parameters_.end() || depth > 8) return false;
+    for (const auto& [function, position] : it->second) {
+      for (const PendingCall& call : pending_calls_) {
+        if (call.callee != function || position >= call.arguments.size()) continue;
+        const std::string& argument = call.arguments[position];
+        if (!argument.empty() && argument != name && !moved_model(argument, moved, depth + 1))
+          return false;
+      }
+    }
+    return true;
   }
 };
 
