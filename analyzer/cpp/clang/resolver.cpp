@@ -4,8 +4,10 @@
 
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Decl.h>
+#include <clang/AST/DeclCXX.h>
 #include <clang/AST/Expr.h>
 #include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/AST/StmtCXX.h>
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Frontend/CompilerInstance.h>
@@ -150,6 +152,36 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
 
   bool shouldVisitTemplateInstantiations() const { return true; }
 
+  bool VisitForStmt(clang::ForStmt* loop) {
+    MacroLoop info;
+    if (auto* init = llvm::dyn_cast_or_null<clang::DeclStmt>(loop->getInit())) {
+      for (const clang::Decl* d : init->decls()) {
+        if (auto* var = llvm::dyn_cast<clang::VarDecl>(d))
+          info.counters.push_back(var->getName().str());
+      }
+    }
+    note_macro_loop(loop, loop->getBody(), std::move(info));
+    return true;
+  }
+  bool VisitCXXForRangeStmt(clang::CXXForRangeStmt* loop) {
+    MacroLoop info;
+    info.iterated = root_variable(loop->getRangeInit());
+    if (const clang::VarDecl* var = loop->getLoopVariable()) {
+      if (auto* bindings = llvm::dyn_cast<clang::DecompositionDecl>(var)) {
+        for (const clang::BindingDecl* b : bindings->bindings())
+          info.bound.push_back(b->getName().str());
+      } else {
+        info.bound.push_back(var->getName().str());
+      }
+    }
+    note_macro_loop(loop, loop->getBody(), std::move(info));
+    return true;
+  }
+  bool VisitWhileStmt(clang::WhileStmt* loop) {
+    note_macro_loop(loop, loop->getBody(), {});
+    return true;
+  }
+
   bool VisitCallExpr(clang::CallExpr* call) {
     const clang::FunctionDecl* callee = call->getDirectCallee();
     if (callee == nullptr) return true;
@@ -175,6 +207,41 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
   }
 
  private:
+  // A loop whose keyword comes from a macro's body and whose block the file spells after the
+  // invocation. A loop written whole in a macro, or in a macro's argument, is not one.
+  void note_macro_loop(const clang::Stmt* loop, const clang::Stmt* body, MacroLoop info) {
+    const clang::SourceLocation keyword = loop->getBeginLoc();
+    if (!llvm::isa_and_nonnull<clang::CompoundStmt>(body) || !keyword.isMacroID() ||
+        sm_.isMacroArgExpansion(keyword))
+      return;
+    const clang::SourceLocation brace = body->getBeginLoc();
+    const clang::SourceLocation invocation = sm_.getExpansionLoc(keyword);
+    if (brace.isMacroID() || !sm_.isInMainFile(brace) || !sm_.isInMainFile(invocation)) return;
+    info.header_begin = sm_.getFileOffset(invocation);
+    // Template instantiations repeat the loop; the first stands.
+    out_.macro_loops.emplace(sm_.getFileOffset(brace), std::move(info));
+  }
+
+  // `loader`, `*loader`, `loader->begin()`'s receiver: the variable a range is taken from.
+  static std::string root_variable(const clang::Expr* e) {
+    for (int depth = 0; e != nullptr && depth < 8; ++depth) {
+      e = e->IgnoreParenImpCasts();
+      if (auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e))
+        return ref->getDecl()->getNameAsString();
+      if (auto* unary = llvm::dyn_cast<clang::UnaryOperator>(e)) {
+        e = unary->getSubExpr();
+      } else if (auto* op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(e);
+                 op != nullptr && op->getNumArgs() >= 1) {
+        e = op->getArg(0);
+      } else if (auto* member = llvm::dyn_cast<clang::MemberExpr>(e)) {
+        e = member->getBase();
+      } else {
+        return {};
+      }
+    }
+    return {};
+  }
+
   clang::SourceManager& sm_;
   const clang::LangOptions& lang_;
   Resolution& out_;
