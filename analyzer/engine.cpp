@@ -225,6 +225,28 @@ std::vector<Diagnostic> lint_model(const SourceFile& file, const StepModel& mode
   return out;
 }
 
+// The C++ files of the run that the cache does not answer, which Clang will parse; announced
+// first, files that share a torch preamble build one PCH of it (analyzer/cpp/resolver.h).
+template <typename RuleSetOf>
+void plan_cpp_files(const std::vector<std::string>& paths, RuleSetOf&& rule_set_of,
+                    ResultCache* cache) {
+  std::vector<std::string> parsed;
+  for (const std::string& path : paths) {
+    const std::string filename = std::filesystem::path(path).filename().string();
+    if (language_of(filename) != Language::Cpp) continue;
+    if (cache != nullptr) {
+      std::ifstream in(path, std::ios::binary);
+      std::ostringstream bytes;
+      bytes << in.rdbuf();
+      const std::string key =
+          cache->key(path, settings_key(rule_set_of(path)), inbound_key({}), bytes.str());
+      if (cache->find(key)) continue;
+    }
+    parsed.push_back(path);
+  }
+  cpp::plan_clang_run(parsed);
+}
+
 // Cross-module analysis: each file's links name functions of other files that its step loops
 // reach; those files are analysed again knowing it, until nothing new is learnt (a helper of a
 // helper takes one more round). Only the files that learn something are parsed again, so a
@@ -318,6 +340,7 @@ LintResult lint_files(const std::vector<std::string>& paths, const LintOptions& 
   };
   std::vector<size_t> all(paths.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  plan_cpp_files(paths, rule_set_of, options.cache);
   lint_all(all);
   link_modules(paths, outcomes, inbound, lint_all);
 

@@ -6,7 +6,10 @@ namespace {
 constexpr std::string_view kDocs = R"md(## What it does
 Flags a model that a training step loop calls, in a program that moves data to a GPU, when the
 model itself is never moved: no `.to(device)` / `.cuda()`, no `accelerator.prepare(...)`, no
-framework trainer that places it.
+framework trainer that places it. In LibTorch C++ the model is a `torch::nn::Module` or a
+`ModuleHolder` never sent through `->to(device)` / `.to(torch::kCUDA)`; one passed into the
+training function is judged by what the file's calls pass for it, and stays silent when no call
+in the file says.
 
 ## Why is this bad
 The parameters stay in host memory. Either the first step fails with a device-mismatch error,

@@ -38,7 +38,7 @@ struct PendingCall {
   std::string callee;
   Span span;
   ScopeId scope;
-  bool has_arguments;
+  std::vector<std::string> arguments;  // each argument's plain root name, or empty
 };
 
 struct PendingInput {
@@ -84,6 +84,8 @@ class Builder {
   std::unordered_map<std::string, int32_t> loader_names_;  // loader (or its options) -> loader
   std::unordered_map<std::string, int32_t> function_by_name_;
   std::unordered_map<std::string, Span> first_declaration_;
+  // A parameter's name -> (its function's name, its position), for models passed in.
+  std::unordered_map<std::string, std::vector<std::pair<std::string, size_t>>> parameters_;
   // Names declared once with an integer literal; a second declaration makes the name ambiguous.
   std::unordered_map<std::string, int64_t> constants_;
   std::unordered_set<std::string> redeclared_;
@@ -204,17 +206,30 @@ class Builder {
     return s;
   }
 
+  // Tree-sitter trips over a macro-written loop's header (`REPEAT(10) {` reads as a call
+  // missing its `;`); where Clang says a loop is, that is not an error in the file.
+  bool in_macro_loop_header(uint32_t offset) const {
+    if (resolution_ == nullptr) return false;
+    return std::any_of(resolution_->macro_loops.begin(), resolution_->macro_loops.end(),
+                       [&](const auto& loop) {
+                         return loop.second.header_begin <= offset && offset <= loop.first;
+                       });
+  }
+
   void note_first_error(TSNode root) {
     TSTreeCursor c = ts_tree_cursor_new(root);
-    TSNode found = root;
+    std::optional<TSNode> found;
     // Depth-first: the first ERROR or MISSING node in source order.
     for (bool more = true; more;) {
       TSNode n = ts_tree_cursor_current_node(&c);
       if (ts_node_is_error(n) || ts_node_is_missing(n)) {
-        found = n;
-        break;
+        if (!in_macro_loop_header(ts_node_start_byte(n))) {
+          found = n;
+          break;
+        }
+      } else if (ts_node_has_error(n) && ts_tree_cursor_goto_first_child(&c)) {
+        continue;
       }
-      if (ts_node_has_error(n) && ts_tree_cursor_goto_first_child(&c)) continue;
       while (!ts_tree_cursor_goto_next_sibling(&c)) {
         if (!ts_tree_cursor_goto_parent(&c)) {
           more = false;
@@ -223,10 +238,11 @@ class Builder {
       }
     }
     ts_tree_cursor_delete(&c);
+    if (!found) return;
     m_.parse_errors.push_back(
-        {span(found), ts_node_is_missing(found)
-                          ? std::string("missing `") + ts_node_type(found) + "`"
-                          : std::string("unexpected syntax")});
+        {span(*found), ts_node_is_missing(*found)
+                           ? std::string("missing `") + ts_node_type(*found) + "`"
+                           : std::string("unexpected syntax")});
   }
 
   // ---- the walk --------------------------------------------------------------------------
@@ -279,9 +295,17 @@ class Builder {
     if (type == "comment") {
       on_comment(n);
     } else if (type == "function_definition") {
-      on_function(n, depth);
+      if (const MacroLoop* loop = macro_loop(field(n, "body"))) {
+        on_macro_loop(field(n, "body"), *loop, depth);
+      } else {
+        on_function(n, depth);
+      }
     } else if (type == "compound_statement") {
-      visit_block(n, depth);
+      if (const MacroLoop* loop = macro_loop(n)) {
+        on_macro_loop(n, *loop, depth);
+      } else {
+        visit_block(n, depth);
+      }
     } else if (type == "for_range_loop" || type == "for_statement" || type == "while_statement" ||
                type == "do_statement") {
       on_loop(n, depth);
@@ -354,6 +378,17 @@ class Builder {
     return std::string(last_component(name));
   }
 
+  void note_parameters(const std::string& function, TSNode declarator) {
+    for (int depth = 0; !null(declarator) && !is(declarator, "function_declarator") && depth < 20;
+         ++depth)
+      declarator = field(declarator, "declarator");
+    TSNode list = field(declarator, "parameters");
+    for (uint32_t i = 0, c = named_count(list); i < c; ++i) {
+      std::string name = declared_name(field(named(list, i), "declarator"));
+      if (!name.empty()) parameters_[name].emplace_back(function, i);
+    }
+  }
+
   void on_function(TSNode n, int depth) {
     TSNode body = field(n, "body");
     Function fn;
@@ -366,6 +401,7 @@ class Builder {
     const bool saved_forward = in_forward_;
     fn.scope = open(ScopeKind::Function, index);
     function_by_name_.emplace(fn.name, index);
+    note_parameters(fn.name, field(n, "declarator"));
     in_forward_ = fn.name == "forward";
     m_.functions.push_back(std::move(fn));
     function_ = index;
@@ -380,27 +416,33 @@ class Builder {
 
   // ---- loops and branches ---------------------------------------------------------------
 
-  void on_loop(TSNode n, int depth) {
-    const bool is_do = is(n, "do_statement");
-    TSNode body = field(n, "body");
+  // A loop spanning `whole` whose header ends at `header_end` (trailing whitespace dropped), and
+  // its scope, opened: the condition and header run per iteration too, so they belong to it.
+  LoopState open_loop(Span whole, uint32_t header_end) {
     Loop loop;
-    loop.span = span(n);
-    uint32_t header_end = null(body) ? ts_node_end_byte(n) : ts_node_start_byte(body);
-    if (is_do) header_end = ts_node_start_byte(n) + 2;
-    while (header_end > loop.span.begin &&
+    loop.span = whole;
+    while (header_end > whole.begin &&
            std::isspace(static_cast<unsigned char>(src_[header_end - 1])))
       --header_end;
-    loop.header = {loop.span.begin, header_end};
+    loop.header = {whole.begin, header_end};
     loop.function = function_;
     loop.never_step = in_forward_;
     const int32_t index = static_cast<int32_t>(m_.loops.size());
     m_.loops.push_back(loop);
-    const ScopeId saved = scope_;
-    // The condition and header run per iteration too, so they belong to the loop's scope.
     m_.loops[index].scope = open(ScopeKind::Loop, index);
     LoopState state;
     state.loop = index;
     if (!loop_stack_.empty()) state.cpu_batch = loop_stack_.back().cpu_batch;
+    return state;
+  }
+
+  void on_loop(TSNode n, int depth) {
+    TSNode body = field(n, "body");
+    uint32_t header_end = null(body) ? ts_node_end_byte(n) : ts_node_start_byte(body);
+    if (is(n, "do_statement")) header_end = ts_node_start_byte(n) + 2;
+    const ScopeId saved = scope_;
+    LoopState state = open_loop(span(n), header_end);
+    const int32_t index = state.loop;
     if (is(n, "for_range_loop")) {
       TSNode right = field(n, "right");
       visit(right, depth + 1);
@@ -428,7 +470,13 @@ class Builder {
   // `for (auto& batch : *loader)`: a loader the file builds, or a name that says it is one
   // (a loader passed in as a parameter, as LibTorch's examples do).
   void note_iterable(int32_t loop, TSNode right, TSNode declarator, LoopState& state) {
-    std::string name = root_name(right);
+    std::vector<std::string> bound;
+    binding_names(declarator, bound);
+    note_iterated(loop, root_name(right), std::move(bound), state);
+  }
+
+  void note_iterated(int32_t loop, const std::string& name, std::vector<std::string> bound,
+                     LoopState& state) {
     if (name.empty()) return;
     auto it = loader_names_.find(name);
     std::string lower = name;
@@ -440,9 +488,29 @@ class Builder {
       m_.loops[loop].loaders.push_back(it->second);
       m_.loaders[it->second].iterated = true;
     }
-    std::vector<std::string> bound;
-    binding_names(declarator, bound);
     for (std::string& b : bound) state.cpu_batch.insert(std::move(b));
+  }
+
+  // `FOR_EACH_BATCH(batch, loader) { ... }` reads to tree-sitter as a function definition
+  // (C++ has no nested ones), `REPEAT(10) { ... }` as a call and a block; Clang, when it ran,
+  // says whether a macro wrote a loop around the block.
+  const MacroLoop* macro_loop(TSNode block) const {
+    if (resolution_ == nullptr || !is(block, "compound_statement")) return nullptr;
+    auto it = resolution_->macro_loops.find(ts_node_start_byte(block));
+    return it == resolution_->macro_loops.end() ? nullptr : &it->second;
+  }
+
+  void on_macro_loop(TSNode body, const MacroLoop& info, int depth) {
+    const ScopeId saved = scope_;
+    LoopState state =
+        open_loop({std::min(info.header_begin, ts_node_start_byte(body)), ts_node_end_byte(body)},
+                  ts_node_start_byte(body));
+    counter_names_.insert(info.counters.begin(), info.counters.end());
+    note_iterated(state.loop, info.iterated, info.bound, state);
+    loop_stack_.push_back(std::move(state));
+    visit_block(body, depth + 1);
+    loop_stack_.pop_back();
+    scope_ = saved;
   }
 
   void binding_names(TSNode n, std::vector<std::string>& out, int depth = 0) const {
@@ -719,8 +787,11 @@ class Builder {
         text(named(args, 1)) == "\"1\"") {
       add_api(ApiKind::LaunchBlocking, n, compact(n));
     }
-    if (!spelled.empty() && spelled.find("::") == std::string::npos)
-      pending_calls_.push_back({spelled, span(n), scope_, argc > 0});
+    if (!spelled.empty() && spelled.find("::") == std::string::npos) {
+      std::vector<std::string> arguments;
+      for (uint32_t i = 0; i < argc; ++i) arguments.push_back(root_name(named(args, i)));
+      pending_calls_.push_back({spelled, span(n), scope_, std::move(arguments)});
+    }
     if (argc > 0 &&
         (model_names_.count(spelled) || loss_names_.count(spelled) || is_loss_function(callee)))
       note_model_inputs(args, spelled);
@@ -1001,10 +1072,11 @@ class Builder {
   void finish() {
     for (auto& [scope, condition] : pending_guards_)
       m_.scopes[scope].guard = classify_guard(condition);
+    note_models_passed_in();
     for (const PendingCall& call : pending_calls_) {
       if (auto it = function_by_name_.find(call.callee); it != function_by_name_.end()) {
         m_.calls.push_back({it->second, call.span, call.scope});
-      } else if (call.has_arguments && model_names_.count(call.callee)) {
+      } else if (!call.arguments.empty() && model_names_.count(call.callee)) {
         m_.events.push_back({StepEventKind::ModelCall, call.span, call.scope, call.callee});
       }
     }
@@ -1020,6 +1092,10 @@ class Builder {
     m_.moved_models.erase(std::unique(m_.moved_models.begin(), m_.moved_models.end()),
                           m_.moved_models.end());
     for (const PendingInput& p : pending_inputs_) m_.unmoved_inputs.push_back(p.input);
+    std::unordered_set<std::string> moved;  // every receiver sent to a device that may be CUDA
+    for (const DeviceMove& move : m_.moves) {
+      if (move.target != DeviceTarget::Cpu && !move.receiver.empty()) moved.insert(move.receiver);
+    }
     std::vector<std::string> models(trained_names_.begin(), trained_names_.end());
     std::sort(models.begin(), models.end());
     for (const std::string& name : models) {
@@ -1028,10 +1104,50 @@ class Builder {
       model.name = name;
       if (auto it = first_declaration_.find(name); it != first_declaration_.end())
         model.defined = it->second;
-      model.moved = std::binary_search(m_.moved_models.begin(), m_.moved_models.end(), name);
+      model.moved = moved_model(name, moved, 0);
       m_.models.push_back(std::move(model));
     }
     m_.classify();
+  }
+
+  // `void fit(torch::nn::Linear& model, ...)` called as `fit(fc, ...)` with `fc` handed to an
+  // optimizer: `model` is that model too, and calling it is a step event.
+  void note_models_passed_in() {
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const auto& [name, uses] : parameters_) {
+        if (trained_names_.count(name)) continue;
+        for (const auto& [function, position] : uses) {
+          for (const PendingCall& call : pending_calls_) {
+            if (call.callee == function && position < call.arguments.size() &&
+                trained_names_.count(call.arguments[position]) && !trained_names_.count(name)) {
+              trained_names_.insert(name);
+              model_names_.insert(name);
+              grew = true;
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // A model declared in this file is moved when a move names it. One that is only a parameter
+  // (`void train(Net& net, ...)`) is what its callers pass: moved when every argument this file
+  // passes for it is, and unknown, so silent, when no call here says what it is.
+  bool moved_model(const std::string& name, const std::unordered_set<std::string>& moved,
+                   int depth) const {
+    if (moved.count(name)) return true;
+    auto it = parameters_.find(name);
+    if (first_declaration_.count(name) || it == parameters_.end() || depth > 8) return false;
+    for (const auto& [function, position] : it->second) {
+      for (const PendingCall& call : pending_calls_) {
+        if (call.callee != function || position >= call.arguments.size()) continue;
+        const std::string& argument = call.arguments[position];
+        if (!argument.empty() && argument != name && !moved_model(argument, moved, depth + 1))
+          return false;
+      }
+    }
+    return true;
   }
 };
 

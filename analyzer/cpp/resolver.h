@@ -10,8 +10,18 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace gpulint::cpp {
+
+// A loop a macro writes around a block the file spells (`FOR_EACH_BATCH(batch, loader) {...}`):
+// tree-sitter sees a call and a block, Clang sees the loop.
+struct MacroLoop {
+  uint32_t header_begin = 0;          // where the macro's invocation starts
+  std::string iterated;               // the range-for's range, as a plain name; empty otherwise
+  std::vector<std::string> bound;     // names the loop declares for each iteration
+  std::vector<std::string> counters;  // names a `for` declares in its init
+};
 
 struct Resolution {
   // (begin, end) byte offsets of a call in the main file -> the callee's qualified name
@@ -20,6 +30,9 @@ struct Resolution {
   std::unordered_map<uint64_t, std::string> callees;
   std::string error;          // the first error Clang reported; empty when clean
   uint32_t error_offset = 0;  // where, when that is in the main file
+  // The byte offset of a macro-written loop's body (its `{`) in the main file -> the loop.
+  std::unordered_map<uint32_t, MacroLoop> macro_loops;
+  bool shared_preamble = false;  // parsed on the run's PCH of its leading #include block
 
   static uint64_t key(uint32_t begin, uint32_t end) { return (uint64_t{begin} << 32) | end; }
   const std::string* callee(uint32_t begin, uint32_t end) const {
@@ -37,6 +50,10 @@ void set_compile_database_dir(std::string dir);
 // with syntax. Files of one run with the same leading #include block share a precompiled
 // header of it (clang/preamble.h).
 std::optional<Resolution> resolve_with_clang(const std::string& path, std::string_view text);
+
+// The C++ files the coming run will hand to resolve_with_clang, announced before it starts so
+// that files sharing a leading #include block build its PCH first and none parses it whole.
+void plan_clang_run(const std::vector<std::string>& paths);
 
 // True when this build can use Clang at all.
 bool clang_available();

@@ -69,27 +69,40 @@ void write_database(const fs::path& dir, const std::vector<fs::path>& files,
   out << "]\n";
 }
 
-// Lints one file and compares its findings with its `// expect:` markers.
-void expect_markers(const fs::path& file) {
-  const std::string text = read_file(file);
-  const expect::ParsedExpectations parsed = expect::parse_expectations(text, "//");
-  std::set<std::string> marked;
-  for (const expect::Expectation& e : parsed.expectations) marked.insert(e.code);
-  const RuleSet rule_set = fixture::rule_set(marked, {});
-  LintOptions options;
-  options.rules = rule_set.rules;
-  options.jobs = 1;
-  const LintResult result = lint_files({file.string()}, options);
-  for (const FileError& e : result.errors) ADD_FAILURE() << e.path << ": " << e.message;
+// Compares one file's findings in `result` with its `// expect:` markers.
+void expect_markers(const fs::path& file, const LintResult& result) {
+  const expect::ParsedExpectations parsed = expect::parse_expectations(read_file(file), "//");
   std::vector<expect::Actual> actuals;
-  for (const Diagnostic& d : result.diagnostics)
-    actuals.push_back({d.code, d.location.start.line, d.location.start.column, d.message});
+  for (const Diagnostic& d : result.diagnostics) {
+    if (d.location.path == file.string())
+      actuals.push_back({d.code, d.location.start.line, d.location.start.column, d.message});
+  }
   const expect::MatchResult match = expect::match(parsed.expectations, actuals);
   for (const expect::Expectation& e : match.missing)
     ADD_FAILURE() << file.string() << ":" << e.line << ": missing " << e.code << " " << e.fragment;
   for (const expect::Actual& a : match.unexpected)
     ADD_FAILURE() << file.string() << ":" << a.line << ":" << a.column << ": unexpected " << a.code
                   << ": " << a.message;
+}
+
+// Lints `files` in one run, as `gpulint` does (so files sharing a preamble share its PCH), with
+// the default rules plus the opt-in ones their markers name, and checks each file's markers.
+void expect_markers(const std::vector<fs::path>& files) {
+  std::set<std::string> marked;
+  std::vector<std::string> paths;
+  for (const fs::path& file : files) {
+    for (const expect::Expectation& e :
+         expect::parse_expectations(read_file(file), "//").expectations)
+      marked.insert(e.code);
+    paths.push_back(file.string());
+  }
+  const RuleSet rule_set = fixture::rule_set(marked, {});
+  LintOptions options;
+  options.rules = rule_set.rules;
+  options.jobs = 2;
+  const LintResult result = lint_files(paths, options);
+  for (const FileError& e : result.errors) ADD_FAILURE() << e.path << ": " << e.message;
+  for (const fs::path& file : files) expect_markers(file, result);
 }
 
 std::vector<fs::path> clang_fixtures() {
@@ -107,9 +120,77 @@ TEST(CppClang, MockHeaderFixturesMatchTheirMarkers) {
   write_database(dir.path(), files,
                  "-std=c++17 -I" + (source_dir() / "fixtures/cpp/include").string());
   DatabaseDir database(dir.path());
+  expect_markers(files);
+}
+
+// Copies `fixture` into `dir` under `count` names, listed in a compile database there.
+std::vector<fs::path> copies(const fs::path& dir, const std::string& fixture, int count) {
+  std::vector<fs::path> files;
+  for (int i = 0; i < count; ++i) {
+    files.push_back(dir / ("copy_" + std::to_string(i) + ".cpp"));
+    fs::copy_file(source_dir() / "fixtures/cpp/clang" / fixture, files.back());
+  }
+  write_database(dir, files, "-std=c++17 -I" + (source_dir() / "fixtures/cpp/include").string());
+  return files;
+}
+
+bool resolves_synchronize(const cpp::Resolution& r) {
+  return std::any_of(r.callees.begin(), r.callees.end(),
+                     [](const auto& c) { return c.second == "torch::cuda::synchronize"; });
+}
+
+TEST(CppClang, FilesOfARunThatShareTheirIncludesParseOnOnePch) {
+  TempDir dir;
+  const std::vector<fs::path> files = copies(dir.path(), "resolved_names.cpp", 3);
+  DatabaseDir database(dir.path());
+  cpp::plan_clang_run({files.begin(), files.end()});
   for (const fs::path& file : files) {
     SCOPED_TRACE(file.string());
-    expect_markers(file);
+    const auto r = cpp::resolve_with_clang(file.string(), read_file(file));
+    ASSERT_TRUE(r.has_value());
+    EXPECT_TRUE(r->shared_preamble);
+    EXPECT_EQ(r->error, "");
+    EXPECT_TRUE(resolves_synchronize(*r));  // through `using namespace` and a macro, on the PCH
+  }
+}
+
+TEST(CppClang, AFileAloneInItsRunParsesWhole) {
+  TempDir dir;
+  const std::vector<fs::path> files = copies(dir.path(), "resolved_names.cpp", 1);
+  DatabaseDir database(dir.path());
+  cpp::plan_clang_run({files.front().string()});
+  const auto r = cpp::resolve_with_clang(files.front().string(), read_file(files.front()));
+  ASSERT_TRUE(r.has_value());
+  EXPECT_FALSE(r->shared_preamble);
+  EXPECT_TRUE(resolves_synchronize(*r));
+}
+
+// Callers that announce nothing (lint_source, a test): the second file builds the PCH.
+TEST(CppClang, UnannouncedFilesShareThePchFromTheSecondOn) {
+  TempDir dir;
+  const std::vector<fs::path> files = copies(dir.path(), "resolved_names.cpp", 2);
+  DatabaseDir database(dir.path());
+  cpp::plan_clang_run({});
+  const auto first = cpp::resolve_with_clang(files[0].string(), read_file(files[0]));
+  const auto second = cpp::resolve_with_clang(files[1].string(), read_file(files[1]));
+  ASSERT_TRUE(first.has_value() && second.has_value());
+  EXPECT_FALSE(first->shared_preamble);
+  EXPECT_TRUE(second->shared_preamble);
+  EXPECT_EQ(first->callees, second->callees);
+}
+
+// The shared block names a header that is not there: no PCH, each file parses whole and says so.
+TEST(CppClang, APreambleThatCannotBeBuiltFallsBackToWholeParses) {
+  TempDir dir;
+  const std::vector<fs::path> files = copies(dir.path(), "missing_header.cpp", 2);
+  DatabaseDir database(dir.path());
+  cpp::plan_clang_run({files.begin(), files.end()});
+  for (const fs::path& file : files) {
+    SCOPED_TRACE(file.string());
+    const auto r = cpp::resolve_with_clang(file.string(), read_file(file));
+    ASSERT_TRUE(r.has_value());
+    EXPECT_FALSE(r->shared_preamble);
+    EXPECT_NE(r->error.find("not_installed/anywhere.h"), std::string::npos) << r->error;
   }
 }
 
@@ -144,7 +225,7 @@ TEST(CppClang, FileOutsideTheDatabaseIsAnalysedBySyntax) {
   EXPECT_EQ(cpp::syntax_only_files.load(), before + 1);
 }
 
-// Slow: parsing torch/torch.h costs about 12 s a file on this machine.
+// Slow: building the PCH of torch/torch.h the two files share costs about 14 s on this machine.
 TEST(CppClangLibTorch, RealHeadersThroughACMakeDatabase) {
   const fs::path torch = "/usr/include/torch/csrc/api/include/torch/torch.h";
   if (!fs::exists(torch)) GTEST_SKIP() << "Debian's libtorch-dev is not installed";
@@ -154,7 +235,22 @@ TEST(CppClangLibTorch, RealHeadersThroughACMakeDatabase) {
   ASSERT_EQ(std::system(configure.c_str()), 0) << configure;
   ASSERT_TRUE(fs::exists(dir.path() / "compile_commands.json"));
   DatabaseDir database(dir.path());
-  expect_markers(source_dir() / "fixtures/cpp/realistic/mnist.cpp");
+  const fs::path realistic = source_dir() / "fixtures/cpp/realistic";
+  expect_markers({realistic / "mnist.cpp", realistic / "regression.cpp"});
+  // mnist.cpp and regression.cpp begin with the same #include block: the run built one PCH of
+  // torch/torch.h, and both resolve LibTorch's names on it.
+  const std::vector<std::string> shared = {(realistic / "mnist.cpp").string(),
+                                           (realistic / "regression.cpp").string()};
+  cpp::plan_clang_run(shared);
+  for (const std::string& file : shared) {
+    SCOPED_TRACE(file);
+    const auto r = cpp::resolve_with_clang(file, read_file(file));
+    ASSERT_TRUE(r.has_value());
+    EXPECT_TRUE(r->shared_preamble);
+    EXPECT_EQ(r->error, "");
+    EXPECT_TRUE(std::any_of(r->callees.begin(), r->callees.end(),
+                            [](const auto& c) { return c.second == "at::Tensor::item"; }));
+  }
 }
 
 }  // namespace

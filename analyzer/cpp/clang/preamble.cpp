@@ -5,6 +5,7 @@
 #include <clang/Tooling/Tooling.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
@@ -37,6 +38,7 @@ std::string include_block(const std::string& text) {
 }
 
 struct Entry {
+  int expected = 0;  // files of this run announced with this block
   int uses = 0;
   bool started = false;
   bool done = false;
@@ -50,13 +52,25 @@ class Preambles {
     if (!dir_.empty()) fs::remove_all(dir_, ec);
   }
 
+  void expect(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++entries_[key].expected;
+  }
+
+  void forget_expected() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& [key, entry] : entries_) entry.expected = entry.uses = 0;
+  }
+
   std::string get(const std::string& key, const std::string& block,
                   const std::vector<std::string>& arguments, const std::string& file) {
     std::unique_lock<std::mutex> lock(mutex_);
     Entry& entry = entries_[key];
-    // The first file parses whole, so a run of one file pays nothing for a PCH it cannot reuse;
-    // the second builds the PCH, and every later one waits for it.
-    if (entry.uses++ == 0) return {};
+    ++entry.uses;
+    // A block shared by announced files is built by the first of them, so none parses it
+    // whole; otherwise a file beyond those announced (or the second unannounced one) builds it.
+    const bool shared = entry.expected >= 2 || entry.uses > std::max(entry.expected, 1);
+    if (!shared && !entry.started) return {};
     if (entry.started) {
       built_.wait(lock, [&] { return entry.done; });
       return entry.pch;
@@ -101,6 +115,9 @@ class Preambles {
         args.push_back(arg);
       }
     }
+    // Templates the headers use are instantiated once, into the PCH; without this every file
+    // that loads it instantiates them again (measured: half the cost of parsing torch/torch.h).
+    args.push_back("-fpch-instantiate-templates");
     args.push_back("-o");
     args.push_back(pch.string());
     llvm::IntrusiveRefCntPtr<clang::FileManager> files(
@@ -125,18 +142,31 @@ Preambles& preambles() {
   return p;
 }
 
+// Same flags (the file itself aside) and same block: one PCH.
+std::string preamble_key(const std::string& file, const std::string& block,
+                         const std::vector<std::string>& arguments) {
+  std::string key = fs::path(file).parent_path().string() + '\n' + block;
+  for (const std::string& arg : arguments) {
+    if (arg != file) key += '\n' + arg;
+  }
+  return key;
+}
+
 }  // namespace
+
+void expect_preamble(const std::string& file, const std::string& text,
+                     const std::vector<std::string>& arguments) {
+  const std::string block = include_block(text);
+  if (!block.empty()) preambles().expect(preamble_key(file, block, arguments));
+}
+
+void forget_expected_preambles() { preambles().forget_expected(); }
 
 std::string shared_preamble(const std::string& file, const std::string& text,
                             const std::vector<std::string>& arguments) {
   const std::string block = include_block(text);
   if (block.empty()) return {};
-  // Same flags (the file itself aside) and same block: one PCH.
-  std::string key = fs::path(file).parent_path().string() + '\n' + block;
-  for (const std::string& arg : arguments) {
-    if (arg != file) key += '\n' + arg;
-  }
-  return preambles().get(key, block, arguments, file);
+  return preambles().get(preamble_key(file, block, arguments), block, arguments, file);
 }
 
 }  // namespace gpulint::cpp

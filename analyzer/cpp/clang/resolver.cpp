@@ -4,8 +4,10 @@
 
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Decl.h>
+#include <clang/AST/DeclCXX.h>
 #include <clang/AST/Expr.h>
 #include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/AST/StmtCXX.h>
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Frontend/CompilerInstance.h>
@@ -150,6 +152,36 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
 
   bool shouldVisitTemplateInstantiations() const { return true; }
 
+  bool VisitForStmt(clang::ForStmt* loop) {
+    MacroLoop info;
+    if (auto* init = llvm::dyn_cast_or_null<clang::DeclStmt>(loop->getInit())) {
+      for (const clang::Decl* d : init->decls()) {
+        if (auto* var = llvm::dyn_cast<clang::VarDecl>(d))
+          info.counters.push_back(var->getName().str());
+      }
+    }
+    note_macro_loop(loop, loop->getBody(), std::move(info));
+    return true;
+  }
+  bool VisitCXXForRangeStmt(clang::CXXForRangeStmt* loop) {
+    MacroLoop info;
+    info.iterated = root_variable(loop->getRangeInit());
+    if (const clang::VarDecl* var = loop->getLoopVariable()) {
+      if (auto* bindings = llvm::dyn_cast<clang::DecompositionDecl>(var)) {
+        for (const clang::BindingDecl* b : bindings->bindings())
+          info.bound.push_back(b->getName().str());
+      } else {
+        info.bound.push_back(var->getName().str());
+      }
+    }
+    note_macro_loop(loop, loop->getBody(), std::move(info));
+    return true;
+  }
+  bool VisitWhileStmt(clang::WhileStmt* loop) {
+    note_macro_loop(loop, loop->getBody(), {});
+    return true;
+  }
+
   bool VisitCallExpr(clang::CallExpr* call) {
     const clang::FunctionDecl* callee = call->getDirectCallee();
     if (callee == nullptr) return true;
@@ -175,21 +207,69 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
   }
 
  private:
+  // A loop whose keyword comes from a macro's body and whose block the file spells after the
+  // invocation. A loop written whole in a macro, or in a macro's argument, is not one.
+  void note_macro_loop(const clang::Stmt* loop, const clang::Stmt* body, MacroLoop info) {
+    const clang::SourceLocation keyword = loop->getBeginLoc();
+    if (!llvm::isa_and_nonnull<clang::CompoundStmt>(body) || !keyword.isMacroID() ||
+        sm_.isMacroArgExpansion(keyword))
+      return;
+    const clang::SourceLocation brace = body->getBeginLoc();
+    const clang::SourceLocation invocation = sm_.getExpansionLoc(keyword);
+    if (brace.isMacroID() || !sm_.isInMainFile(brace) || !sm_.isInMainFile(invocation)) return;
+    info.header_begin = sm_.getFileOffset(invocation);
+    // Template instantiations repeat the loop; the first stands.
+    out_.macro_loops.emplace(sm_.getFileOffset(brace), std::move(info));
+  }
+
+  // `loader`, `*loader`, `loader->begin()`'s receiver: the variable a range is taken from.
+  static std::string root_variable(const clang::Expr* e) {
+    for (int depth = 0; e != nullptr && depth < 8; ++depth) {
+      e = e->IgnoreParenImpCasts();
+      if (auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e))
+        return ref->getDecl()->getNameAsString();
+      if (auto* unary = llvm::dyn_cast<clang::UnaryOperator>(e)) {
+        e = unary->getSubExpr();
+      } else if (auto* op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(e);
+                 op != nullptr && op->getNumArgs() >= 1) {
+        e = op->getArg(0);
+      } else if (auto* member = llvm::dyn_cast<clang::MemberExpr>(e)) {
+        e = member->getBase();
+      } else {
+        return {};
+      }
+    }
+    return {};
+  }
+
   clang::SourceManager& sm_;
   const clang::LangOptions& lang_;
   Resolution& out_;
 };
 
+// Only the file's own declarations are walked: the headers' (or, with a PCH, deserialising all
+// of them) would cost as much as the parse. A main-file template's instantiations are walked
+// from the template.
 class Consumer : public clang::ASTConsumer {
  public:
   explicit Consumer(Resolution& out) : out_(out) {}
+  void Initialize(clang::ASTContext& context) override { context_ = &context; }
+  bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
+    const clang::SourceManager& sm = context_->getSourceManager();
+    for (clang::Decl* decl : group) {
+      if (sm.isInMainFile(sm.getExpansionLoc(decl->getLocation()))) own_.push_back(decl);
+    }
+    return true;
+  }
   void HandleTranslationUnit(clang::ASTContext& context) override {
     Collector collector(context.getSourceManager(), context.getLangOpts(), out_);
-    collector.TraverseDecl(context.getTranslationUnitDecl());
+    for (clang::Decl* decl : own_) collector.TraverseDecl(decl);
   }
 
  private:
   Resolution& out_;
+  clang::ASTContext* context_ = nullptr;
+  std::vector<clang::Decl*> own_;
 };
 
 // Keeps the first error, with its line, so the user learns why findings may be missing.
@@ -251,6 +331,45 @@ void set_compile_database_dir(std::string dir) {
 
 bool clang_available() { return true; }
 
+namespace {
+
+clang::tooling::ArgumentsAdjuster adjuster() {
+  using namespace clang::tooling;
+  return combineAdjusters(
+      combineAdjusters(
+          combineAdjusters(getClangSyntaxOnlyAdjuster(), getClangStripOutputAdjuster()),
+          getClangStripDependencyFileAdjuster()),
+      [](const CommandLineArguments& args, llvm::StringRef) {
+        CommandLineArguments out;
+        for (const std::string& arg : args) {
+          if (!gcc_only(arg)) out.push_back(arg);
+        }
+        out.push_back(std::string("-resource-dir=") + kResourceDir);
+        out.push_back("-w");  // the user's warnings are their compiler's business
+        out.push_back("-fno-caret-diagnostics");  // and no "N errors generated" on stderr
+        return out;
+      });
+}
+
+}  // namespace
+
+void plan_clang_run(const std::vector<std::string>& paths) {
+  forget_expected_preambles();
+  const clang::tooling::ArgumentsAdjuster adjust = adjuster();
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    const fs::path file = fs::absolute(path, ec);
+    if (ec) continue;
+    const Found found = find_database(file);
+    if (found.commands.empty()) continue;
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    expect_preamble(file.string(), text.str(),
+                    adjust(found.commands.front().CommandLine, file.string()));
+  }
+}
+
 std::optional<Resolution> resolve_with_clang(const std::string& path, std::string_view text) {
   std::error_code ec;
   const fs::path file = fs::absolute(path, ec);
@@ -263,19 +382,7 @@ std::optional<Resolution> resolve_with_clang(const std::string& path, std::strin
         (found.dir / "compile_commands.json").string() + " could not be read as a compile database";
     return broken;
   }
-  const clang::tooling::ArgumentsAdjuster adjust = clang::tooling::combineAdjusters(
-      clang::tooling::combineAdjusters(clang::tooling::getClangSyntaxOnlyAdjuster(),
-                                       clang::tooling::getClangStripOutputAdjuster()),
-      [](const clang::tooling::CommandLineArguments& args, llvm::StringRef) {
-        clang::tooling::CommandLineArguments out;
-        for (const std::string& arg : args) {
-          if (!gcc_only(arg)) out.push_back(arg);
-        }
-        out.push_back(std::string("-resource-dir=") + kResourceDir);
-        out.push_back("-w");  // the user's warnings are their compiler's business
-        out.push_back("-fno-caret-diagnostics");  // and no "N errors generated" on stderr
-        return out;
-      });
+  const clang::tooling::ArgumentsAdjuster adjust = adjuster();
   const std::string pch = shared_preamble(
       file.string(), std::string(text), adjust(found.commands.front().CommandLine, file.string()));
   OneFile db(std::move(found.commands));
@@ -297,6 +404,7 @@ std::optional<Resolution> resolve_with_clang(const std::string& path, std::strin
     return resolution;
   };
   Resolution resolution = run(pch);
+  resolution.shared_preamble = !pch.empty();
   // A PCH Clang will not take (it says so) must not cost the file its analysis.
   if (!pch.empty() && (resolution.error.find("precompiled") != std::string::npos ||
                        resolution.error.find("PCH") != std::string::npos)) {

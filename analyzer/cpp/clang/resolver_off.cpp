@@ -4,6 +4,7 @@
 namespace gpulint::cpp {
 
 void set_compile_database_dir(std::string) {}
+void plan_clang_run(const std::vector<std::string>&) {}
 bool clang_available() { return false; }
 std::optional<Resolution> resolve_with_clang(const std::string&, std::string_view) {
   return std::nullopt;
