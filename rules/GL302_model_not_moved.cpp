@@ -6,7 +6,9 @@ namespace {
 constexpr std::string_view kDocs = R"md(## What it does
 Flags a model that a training step loop calls, in a program that moves data to a GPU, when the
 model itself is never moved: no `.to(device)` / `.cuda()`, no `accelerator.prepare(...)`, no
-framework trainer that places it.
+framework trainer that places it. A model that reaches the loop as a function parameter (or is
+bound from one: `self.model = model`) is placed by its caller, often in another module, so it
+stays silent here.
 
 ## Why is this bad
 The parameters stay in host memory. Either the first step fails with a device-mismatch error,
@@ -52,10 +54,9 @@ void check(const RuleInput& in, Sink& sink) {
   const StepModel& m = in.model;
   if (!m.cuda_context() || m.framework_gpu) return;
   for (const Model& model : m.models) {
-    if (model.moved) continue;
+    if (model.moved || model.passed_in) continue;
     const StepEvent* call = training_call(m, model);
     if (call == nullptr) continue;
-    // A model with no assignment in this file (a parameter) is reported where it is trained.
     bool defined_here = model.defined.end > model.defined.begin;
     sink.report({defined_here ? model.defined : call->span,
                  "`" + model.name +

@@ -155,6 +155,9 @@ struct LoopState {
   int32_t function = -1;
   std::unordered_set<std::string> bound;      // names bound in the loop body so far
   std::unordered_set<std::string> cpu_batch;  // names holding loader batches not yet moved
+  // Calls whose arguments may be bound later in the body, as loop-carried values
+  // (`out, h = decoder(x, h)` ... `x = out.argmax()`): (index into pending_calls_, names read).
+  std::vector<std::pair<size_t, std::vector<std::string>>> carried_calls;
 };
 
 struct PendingCall {
@@ -170,6 +173,22 @@ struct PendingConvert {
   Node argument;
   ScopeId scope;
   bool inside_output;
+};
+
+// `engine.train(model, loaders)` with `loaders` from another imported call.
+struct PendingFlow {
+  std::string callee;
+  int32_t position;
+  std::string keyword;
+  std::string source;
+};
+
+// `logger.update(...)` with `logger = MetricLogger(...)`: a method of a class, maybe imported.
+struct PendingMethodCall {
+  std::string klass;  // the constructor as called: `MetricLogger`, `utils.MetricLogger`
+  std::string method;
+  Span span;
+  ScopeId scope;
 };
 
 struct PendingInput {
@@ -248,6 +267,17 @@ class Builder {
   mutable std::vector<ImportedConstant> imported_constants_;  // found while resolving values
   std::unordered_set<std::string> tracker_runs_;              // `run = wandb.init(...)`
   std::vector<std::pair<Node, Accumulation>> pending_accumulations_;
+  std::unordered_set<std::string> parameter_names_, passed_in_names_;
+  std::vector<PendingFlow> pending_flows_;
+  std::vector<PendingMethodCall> pending_method_calls_;
+  // Names a `.backward()` reads (`loss` in `(loss / n).backward()`), with its function.
+  struct Backward {
+    std::vector<std::string> names;
+    int32_t function;
+    Span span;
+    ScopeId scope;
+  };
+  std::vector<Backward> backwards_;
 
   // ---- small helpers -------------------------------------------------------------------
 
@@ -572,7 +602,10 @@ class Builder {
     if (!null(parameters)) {
       for_each_child(parameters, [&](Node p) {
         Node id = is(p, s_.identifier) ? p : p.named_child(0);
-        if (is(id, s_.identifier)) params.emplace(text(id));
+        if (!is(id, s_.identifier)) return;
+        params.emplace(text(id));
+        m_.functions[index].parameters.emplace_back(text(id));
+        parameter_names_.emplace(text(id));
       });
     }
     for (const std::string& p : params) {
@@ -612,7 +645,25 @@ class Builder {
     return index;
   }
 
-  void end_loop() { loop_stack_.pop_back(); }
+  void end_loop() {
+    LoopState& state = loop_stack_.back();
+    std::vector<std::pair<size_t, std::vector<std::string>>> open;
+    for (auto& [call, names] : state.carried_calls) {
+      const bool carried = std::any_of(names.begin(), names.end(),
+                                       [&](const std::string& n) { return state.bound.count(n); });
+      if (carried) {
+        pending_calls_[call].loop_data = true;
+      } else {
+        open.emplace_back(call, std::move(names));
+      }
+    }
+    const int32_t function = state.function;
+    loop_stack_.pop_back();
+    // An enclosing loop of the same function may bind them later still.
+    if (!loop_stack_.empty() && loop_stack_.back().function == function) {
+      for (auto& entry : open) loop_stack_.back().carried_calls.push_back(std::move(entry));
+    }
+  }
 
   // Links a loop to the loaders its iterable reads.
   void note_iterable(int32_t loop, Node iterable) {
@@ -623,6 +674,7 @@ class Builder {
     }
     std::vector<std::string> names;
     read_names(iterable, names);
+    note_iterated_parameters(loop, names);
     for (const std::string& name : names) {
       if (auto result = call_results_.find(name); result != call_results_.end())
         iterated_call_results_.emplace_back(result->second, loop);
@@ -639,6 +691,19 @@ class Builder {
         if (auto it = loader_names_.find(name); it != loader_names_.end())
           link_loader(loop, it->second);
       }
+    }
+  }
+
+  // Parameters of a module-level function that its loop iterates, for callers elsewhere.
+  void note_iterated_parameters(int32_t loop, const std::vector<std::string>& names) {
+    if (function_ < 0 || params_.empty()) return;
+    const Function& f = m_.functions[function_];
+    if (m_.scopes[m_.scopes[f.scope].parent].kind != ScopeKind::Module) return;
+    for (const std::string& name : names) {
+      if (!params_.back().count(name)) continue;
+      auto at = std::find(f.parameters.begin(), f.parameters.end(), name);
+      const auto position = static_cast<int32_t>(at - f.parameters.begin());
+      m_.iterated_parameters.push_back({function_, position, loop});
     }
   }
 
@@ -1010,6 +1075,7 @@ class Builder {
       }
     } else if (is(value, s_.identifier) && single) {
       std::string source(text(value));
+      if (!params_.empty() && params_.back().count(source)) passed_in_names_.insert(name);
       if (auto it = device_names_.find(source); it != device_names_.end())
         device_names_[name] = it->second;
       if (model_names_.count(source)) model_names_.insert(name);
@@ -1316,14 +1382,53 @@ class Builder {
       std::string model = dotted(args.positional.front());
       if (!model.empty()) model_names_.insert(model);
     }
-    if (!callee.empty() && callee.find('.') == std::string::npos) {
-      pending_calls_.push_back({callee, {}, span(n), scope_, has_loop_data(args)});
-    } else if (callee.starts_with("self.") && std::count(callee.begin(), callee.end(), '.') == 1) {
-      pending_calls_.push_back({callee, class_name_, span(n), scope_, has_loop_data(args)});
+    const bool self_call =
+        callee.starts_with("self.") && std::count(callee.begin(), callee.end(), '.') == 1;
+    if (!callee.empty() && (callee.find('.') == std::string::npos || self_call)) {
+      std::vector<std::string> read;
+      const bool loop_data = has_loop_data(args, read);
+      pending_calls_.push_back(
+          {callee, self_call ? class_name_ : std::string(), span(n), scope_, loop_data});
+      if (!loop_data && !loop_stack_.empty() && loop_stack_.back().function == function_)
+        loop_stack_.back().carried_calls.emplace_back(pending_calls_.size() - 1, std::move(read));
     } else if (!callee.empty() && !callee.starts_with("self.")) {
       pending_dotted_calls_.push_back({callee, {}, span(n), scope_, false});
+      note_method_of_instance(n, callee, method);
     }
+    if (!callee.empty()) note_flows(callee, args);
     if (!callee.empty()) note_model_inputs(n, callee, args);
+  }
+
+  // `x.update(...)` where `x = MetricLogger(...)` (a class: the name is capitalised): the
+  // method runs, wherever the class is defined.
+  void note_method_of_instance(Node n, const std::string& callee, std::string_view method) {
+    const size_t dot = callee.find('.');
+    if (call_results_.empty() || dot == std::string::npos ||
+        dot + 1 + method.size() != callee.size())
+      return;
+    auto it = call_results_.find(callee.substr(0, dot));
+    if (it == call_results_.end()) return;
+    const std::string_view klass = last_component(it->second);
+    if (klass.empty() || !std::isupper(static_cast<unsigned char>(klass.front()))) return;
+    pending_method_calls_.push_back({it->second, std::string(method), span(n), scope_});
+  }
+
+  // Arguments holding another call's result, for the linker (see ArgumentFlow).
+  void note_flows(const std::string& callee, const Args& args) {
+    if (call_results_.empty()) return;
+    auto source = [&](Node arg) -> const std::string* {
+      if (!is(arg, s_.identifier)) return nullptr;
+      auto it = call_results_.find(std::string(text(arg)));
+      return it == call_results_.end() ? nullptr : &it->second;
+    };
+    for (size_t i = 0; i < args.positional.size() && !args.list_splat; ++i) {
+      if (const std::string* from = source(args.positional[i]))
+        pending_flows_.push_back({callee, static_cast<int32_t>(i), {}, *from});
+    }
+    for (const auto& [name, value] : args.keywords) {
+      if (const std::string* from = source(value))
+        pending_flows_.push_back({callee, -1, std::string(name), *from});
+    }
   }
 
   void on_api_call(Node n, const std::string& callee, std::string_view tail, const Args& args) {
@@ -1428,8 +1533,7 @@ class Builder {
     m_.modules.push_back(std::move(mc));
   }
 
-  bool has_loop_data(const Args& args) {
-    std::vector<std::string> names;
+  bool has_loop_data(const Args& args, std::vector<std::string>& names) {
     for (Node p : args.positional) read_names(p, names);
     for (const auto& kv : args.keywords) read_names(kv.second, names);
     for (Node d : args.dict_splats) read_names(d, names);
@@ -1553,6 +1657,16 @@ class Builder {
                          : args.positional.empty()                 ? std::string()
                                                    : dotted(args.positional.front());
       if (!loss.empty()) tensor_names_.insert(loss);
+      Backward b{{}, function_, span(n), scope_};
+      read_names(method == "backward"      ? recv
+                 : args.positional.empty() ? Node{}
+                                           : args.positional.front(),
+                 b.names);
+      backwards_.push_back(std::move(b));
+    } else if (method == "scale" && last_component(receiver).find("scaler") != std::string::npos) {
+      // A scaler passed in from another module (`scaler.scale(loss).backward()`) scales the loss
+      // as well as one built here.
+      add_api(ApiKind::GradScaler, n, callee);
     } else if (method == "step") {
       std::string_view tail = last_component(receiver);
       bool optimizer = optimizer_names_.count(receiver) ||
@@ -1902,6 +2016,26 @@ class Builder {
       if (auto target = imported_target(call.callee))
         m_.imported_calls.push_back({target->first, target->second, call.span, call.scope});
     }
+    for (const PendingMethodCall& call : pending_method_calls_) {
+      if (call.klass.find('.') == std::string::npos) {
+        auto it = function_by_name_.find(call.klass + "." + call.method);
+        if (it != function_by_name_.end()) {
+          m_.calls.push_back({it->second, call.span, call.scope});
+          continue;
+        }
+      }
+      if (auto target = imported_target(call.klass)) {
+        m_.imported_calls.push_back(
+            {target->first, target->second + "." + call.method, call.span, call.scope});
+      }
+    }
+    for (const PendingFlow& flow : pending_flows_) {
+      auto callee = imported_target(flow.callee);
+      auto source = callee ? imported_target(flow.source) : std::nullopt;
+      if (!source) continue;
+      m_.argument_flows.push_back({callee->first, callee->second, flow.position, flow.keyword,
+                                   source->first, source->second});
+    }
     for (const auto& [callee, loop] : iterated_call_results_) {
       if (auto target = imported_target(callee))
         m_.imported_loaders.push_back({target->first, target->second, loop});
@@ -1988,6 +2122,8 @@ class Builder {
       model.moved = std::binary_search(m_.moved_models.begin(), m_.moved_models.end(), name) ||
                     on_device_names_.count(name) > 0;
       model.compiled = compiled_names_.count(name) > 0;
+      model.passed_in = passed_in_names_.count(name) > 0 ||
+                        (!first_assignment_.count(name) && parameter_names_.count(name) > 0);
       m_.models.push_back(std::move(model));
     }
     for (const ModelDtype& d : model_dtypes_) {
@@ -2003,6 +2139,17 @@ class Builder {
         }
       }
       return false;
+    });
+    // Summed over an inner loop and then backpropagated within the same step (per-token losses
+    // of one sequence): the graph is consumed every step, not kept across steps.
+    std::erase_if(m_.accumulations, [&](const Accumulation& a) {
+      if (a.target.find('.') != std::string::npos) return false;
+      const Loop& loop = m_.loops[a.loop];
+      return std::any_of(backwards_.begin(), backwards_.end(), [&](const Backward& b) {
+        return b.function == loop.function && b.function >= 0 && b.span.begin >= loop.span.end &&
+               std::find(b.names.begin(), b.names.end(), a.target) != b.names.end() &&
+               m_.step_context(b.scope).per_step();
+      });
     });
   }
 };
