@@ -240,6 +240,9 @@ class Builder {
   std::unordered_set<std::string> model_names_, loss_names_, optimizer_names_, tensor_names_,
       numpy_names_, counter_names_, autocast_names_, on_device_names_;
   std::unordered_set<std::string> trainer_classes_, sync_objects_;
+  // Classes of this file that derive from a Module, and names bound to a module instance
+  // (`self.head = nn.Linear(...)`, `self.net = TinySegNet()`): calling one yields a tensor.
+  std::unordered_set<std::string> module_classes_, module_names_;
   std::unordered_map<std::string, DeviceName> device_names_;
   std::unordered_map<std::string, int32_t> loader_names_;       // name -> loader
   std::unordered_map<std::string, int32_t> loader_iter_names_;  // it = iter(loader)
@@ -569,6 +572,10 @@ class Builder {
     class_name_ = null(name) ? "" : std::string(text(name));
     class_bases_ = null(bases) ? "" : std::string(text(bases));
     if (class_bases_.find("Trainer") != std::string::npos) trainer_classes_.insert(class_name_);
+    if (class_bases_.find("Module") != std::string::npos ||
+        class_bases_.find("Sequential") != std::string::npos) {
+      module_classes_.insert(class_name_);
+    }
     with_scope(new_scope(ScopeKind::Class), field(n, s_.f_body), depth);
     class_name_ = saved_name;
     class_bases_ = saved_bases;
@@ -600,13 +607,25 @@ class Builder {
     std::unordered_set<std::string> params;
     Node parameters = field(n, s_.f_parameters);
     if (!null(parameters)) {
+      const bool forward = method && f.name == "forward" && module_classes_.count(class_name_);
       for_each_child(parameters, [&](Node p) {
         Node id = is(p, s_.identifier) ? p : p.named_child(0);
         if (!is(id, s_.identifier)) return;
         params.emplace(text(id));
         m_.functions[index].parameters.emplace_back(text(id));
         parameter_names_.emplace(text(id));
+        // forward()'s inputs are tensors, except options with a literal default
+        // (`return_attn=False`); `labels=None` is a tensor when given.
+        Node fallback = field(p, s_.f_value);
+        if (forward && m_.functions[index].parameters.size() > 1 &&
+            (null(fallback) || is(fallback, s_.none))) {
+          tensor_names_.emplace(text(id));
+        }
       });
+      // A Lightning hook's batch holds tensors, as a loader loop's batch does.
+      const std::vector<std::string>& list = m_.functions[index].parameters;
+      if (f.per_step_hook && is_lightning_hook(f.name) && list.size() > 1 && list[0] == "self")
+        tensor_names_.insert(list[1]);
     }
     for (const std::string& p : params) {
       if (looks_like_device(p) && !device_names_.count(p))
@@ -940,8 +959,10 @@ class Builder {
     if (sym == s_.call) {
       std::string name = callee_name(n);
       if (!name.empty()) {
-        if (is_tensor_function(name) || model_names_.count(name) || loss_names_.count(name))
+        if (is_tensor_function(name) || model_names_.count(name) || loss_names_.count(name) ||
+            module_names_.count(name)) {
           return true;
+        }
         if (is_functional_loss(name)) return true;
       }
       std::string_view method = method_of(n);
@@ -1026,7 +1047,21 @@ class Builder {
       } else if (!callee.empty()) {
         // `train, val = make_loaders()`: each name holds part of what the call returned.
         for (const std::string& t : names) call_results_[t] = callee;
+      } else if (single) {
+        // `model = Tagger(...).to(device)`: the instance of the constructor the chain starts at.
+        Node root = value;
+        for (int d = 0; d < kMaxExprDepth && is(root, s_.call) && callee_name(root).empty(); ++d) {
+          const std::string_view m = method_of(root);
+          if (m != "to" && m != "cuda" && m != "half" && m != "bfloat16" && m != "float") break;
+          root = receiver_of(root);
+        }
+        if (const std::string constructor = is(root, s_.call) ? callee_name(root) : "";
+            !constructor.empty()) {
+          call_results_[name] = constructor;
+        }
       }
+      if (single && (module_classes_.count(callee) || is_module_constructor(callee)))
+        module_names_.insert(name);
       if (callee == "wandb.init") tracker_runs_.insert(name);  // `run.log(...)` is wandb.log
       if (tail == "Event" || tail == "Stream" || tail == "current_stream" ||
           tail == "default_stream") {
@@ -1391,6 +1426,7 @@ class Builder {
           {callee, self_call ? class_name_ : std::string(), span(n), scope_, loop_data});
       if (!loop_data && !loop_stack_.empty() && loop_stack_.back().function == function_)
         loop_stack_.back().carried_calls.emplace_back(pending_calls_.size() - 1, std::move(read));
+      note_instance_call(n, callee);
     } else if (!callee.empty() && !callee.starts_with("self.")) {
       pending_dotted_calls_.push_back({callee, {}, span(n), scope_, false});
       note_method_of_instance(n, callee, method);
@@ -1411,6 +1447,16 @@ class Builder {
     const std::string_view klass = last_component(it->second);
     if (klass.empty() || !std::isupper(static_cast<unsigned char>(klass.front()))) return;
     pending_method_calls_.push_back({it->second, std::string(method), span(n), scope_});
+  }
+
+  // `model(x)` where `model = Tagger(...)`: calling a module instance runs Tagger.forward.
+  void note_instance_call(Node n, const std::string& callee) {
+    if (call_results_.empty()) return;
+    auto it = call_results_.find(callee);
+    if (it == call_results_.end()) return;
+    const std::string_view klass = last_component(it->second);
+    if (klass.empty() || !std::isupper(static_cast<unsigned char>(klass.front()))) return;
+    pending_method_calls_.push_back({it->second, "forward", span(n), scope_});
   }
 
   // Arguments holding another call's result, for the linker (see ArgumentFlow).
@@ -1499,18 +1545,23 @@ class Builder {
     m_.dynamic_shapes.push_back({span(n), scope_, spelling});
   }
 
+  // `nn.Linear`, `torch.nn.Conv2d`: a module of torch.nn (containers included).
+  static bool is_module_constructor(const std::string& callee) {
+    const bool nn = callee.starts_with("nn.") || callee.starts_with("torch.nn.");
+    const std::string_view tail = last_component(callee);
+    return nn && !tail.empty() && std::isupper(static_cast<unsigned char>(tail[0])) &&
+           callee.find(".functional.") == std::string::npos &&
+           callee.find(".utils.") == std::string::npos &&
+           callee.find(".init.") == std::string::npos && tail != "Parameter" &&
+           tail != "ParameterList" && tail != "ParameterDict" && tail != "ModuleList" &&
+           tail != "ModuleDict";
+  }
+
   void on_module_construction(Node n, const std::string& callee, std::string_view tail,
                               const Args& args) {
-    bool nn = callee.starts_with("nn.") || callee.starts_with("torch.nn.");
-    if (!nn || tail.empty() || !std::isupper(static_cast<unsigned char>(tail[0]))) return;
-    if (callee.find(".functional.") != std::string::npos ||
-        callee.find(".utils.") != std::string::npos || callee.find(".init.") != std::string::npos) {
-      return;
-    }
-    static constexpr std::string_view kNotModules[] = {
-        "Module",        "Parameter",    "ModuleList",
-        "ModuleDict",    "Sequential",   "ParameterList",
-        "ParameterDict", "DataParallel", "DistributedDataParallel"};
+    if (!is_module_constructor(callee)) return;
+    static constexpr std::string_view kNotModules[] = {"Module", "Sequential", "DataParallel",
+                                                       "DistributedDataParallel"};
     for (std::string_view k : kNotModules) {
       if (tail == k) return;
     }
