@@ -1624,9 +1624,14 @@ class Builder {
     std::string receiver = dotted(receiver_of(call));
     return (is_logging_method(method) && is_logger_receiver(receiver)) || method == "set_postfix" ||
            method == "set_description" || method == "set_postfix_str" ||
-           (method == "write" && last_component(receiver) == "tqdm") || is_metrics_method(method) ||
+           (method == "write" && (last_component(receiver) == "tqdm" || is_console(receiver))) ||
+           is_metrics_method(method) ||
            (method == "log" &&
             (receiver == "wandb" || receiver == "mlflow" || tracker_runs_.count(receiver)));
+  }
+
+  static bool is_console(const std::string& receiver) {
+    return receiver == "sys.stdout" || receiver == "sys.stderr";
   }
 
   void add_output(Node n, OutputKind kind, std::string callee) {
@@ -1662,7 +1667,8 @@ class Builder {
     const bool recv_numpy = numpy_names_.count(receiver) || receiver.starts_with("np.");
 
     if (is_output_call(callee, method, n)) {
-      OutputKind kind = method == "set_postfix" || method == "set_description" ||
+      OutputKind kind = is_console(receiver) ? OutputKind::Console
+                        : method == "set_postfix" || method == "set_description" ||
                                 method == "set_postfix_str" || method == "write"
                             ? OutputKind::ProgressBar
                         : is_metrics_method(method) || method == "log" ? OutputKind::MetricsWriter
@@ -1708,6 +1714,8 @@ class Builder {
                          : args.positional.empty()                 ? std::string()
                                                    : dotted(args.positional.front());
       if (!loss.empty()) tensor_names_.insert(loss);
+      // What backward() runs on carries autograd history, whatever computed it.
+      if (!loss.empty()) grad_names_.insert(loss);
       Backward b{{}, function_, span(n), scope_};
       read_names(method == "backward"      ? recv
                  : args.positional.empty() ? Node{}
