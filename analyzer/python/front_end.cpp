@@ -1085,11 +1085,18 @@ class Builder {
           if (on_device_names_.count(inner)) on_device_names_.insert(name);
         }
       }
-      // `model = model.to(device)` / `model = Net().cuda()`
-      std::string_view method = method_of(value);
+      // `model = model.to(device)` / `model = Net().cuda()`, also followed by a dtype or mode
+      // switch: `AutoModel.from_pretrained(name).to("cuda").half().eval()`.
+      Node moved = value;
+      for (int d = 0; d < kMaxExprDepth && is(moved, s_.call); ++d) {
+        const std::string_view m = method_of(moved);
+        if (m != "half" && m != "bfloat16" && m != "float" && m != "eval" && m != "train") break;
+        moved = receiver_of(moved);
+      }
+      std::string_view method = method_of(moved);
       if ((method == "to" || method == "cuda") &&
-          !is_fill_factory(callee_name(receiver_of(value)))) {
-        Node recv = receiver_of(value);
+          !is_fill_factory(callee_name(receiver_of(moved)))) {
+        Node recv = receiver_of(moved);
         std::string root = dotted(recv);
         if ((is(recv, s_.call) && !is_tensor_function(callee_name(recv)) &&
              !is_parameterless_module(callee_name(recv))) ||
@@ -1163,9 +1170,9 @@ class Builder {
     if (is(n, s_.subscript)) return is_graph_expr(field(n, s_.f_value), depth + 1);
     if (is(n, s_.call)) {
       std::string_view method = method_of(n);
-      if (method == "detach" || method == "item" || method == "cpu" || method == "tolist" ||
-          method == "numpy" || method == "argmax" || method == "argmin" || method == "eq" ||
-          method == "ne" || method == "long" || method == "bool") {
+      if (method == "detach" || method == "item" || method == "tolist" || method == "numpy" ||
+          method == "argmax" || method == "argmin" || method == "eq" || method == "ne" ||
+          method == "long" || method == "bool") {
         return false;
       }
       std::string callee = callee_name(n);
@@ -1173,8 +1180,25 @@ class Builder {
           (model_names_.count(callee) || loss_names_.count(callee) || is_functional_loss(callee))) {
         return true;
       }
-      if (!method.empty() && is_tensor_method(method))
+      // `.cpu()` is differentiable: the host copy keeps the graph.
+      if (!method.empty() && (is_tensor_method(method) || method == "cpu"))
         return is_graph_expr(receiver_of(n), depth + 1);
+      // `F.normalize(out)`, `pool(out, mask)` of this file: computed from the graph, part of it.
+      static constexpr std::string_view kNoGradient[] = {
+          "argmax", "argmin",  "argsort",      "eq",         "ne",          "lt",
+          "gt",     "le",      "ge",           "isnan",      "isinf",       "isfinite",
+          "equal",  "nonzero", "logical_and",  "logical_or", "logical_not", "count_nonzero",
+          "unique", "where",   "searchsorted", "bucketize",  "allclose"};
+      const std::string_view tail = last_component(callee);
+      const bool differentiable =
+          std::find(std::begin(kNoGradient), std::end(kNoGradient), tail) == std::end(kNoGradient);
+      if (differentiable && (is_tensor_function(callee) || function_by_name_.count(callee))) {
+        Node list = field(n, s_.f_arguments);
+        for (Node arg = null(list) ? Node{} : list.first_child(); !null(arg);
+             arg = arg.next_sibling()) {
+          if (arg.named() && is_graph_expr(arg, depth + 1)) return true;
+        }
+      }
     }
     return false;
   }
