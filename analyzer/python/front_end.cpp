@@ -1842,6 +1842,11 @@ class Builder {
         fm.device = std::string(device);
         fm.scope = scope_;
         bool has_device = !null(fargs) && contains_text(fargs, "device=");
+        // `torch.zeros_like(t)` fills on t's device: with t already moved, nothing is copied.
+        if (factory.ends_with("_like") && !null(fargs) &&
+            on_device_names_.count(dotted(fargs.named_child(0)))) {
+          has_device = true;
+        }
         if (!has_device) m_.factory_moves.push_back(std::move(fm));
       } else if (!is_tensor_function(factory) && !factory.empty()) {
         // `Net().to(device)`: a module built and moved in one go is a model.
