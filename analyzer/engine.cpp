@@ -67,11 +67,20 @@ Links links_of(const SourceFile& file, const StepModel& model) {
     caller.regions = context.regions;
     links.calls.push_back({call.module, std::move(caller)});
   }
+  links.argument_flows = model.argument_flows;
   if (model.has_training_loop()) {
     for (const ImportedLoader& use : model.imported_loaders) {
       const LoopKind kind = model.loops[use.loop].kind;
       if (kind == LoopKind::Training || kind == LoopKind::Evaluation)
         links.loader_uses.push_back({use.module, use.symbol});
+    }
+    std::set<std::pair<int32_t, int32_t>> seen;
+    for (const IteratedParameter& p : model.iterated_parameters) {
+      const LoopKind kind = model.loops[p.loop].kind;
+      if (kind != LoopKind::Training && kind != LoopKind::Evaluation) continue;
+      if (!seen.emplace(p.function, p.position).second) continue;
+      const Function& f = model.functions[p.function];
+      links.loader_parameters.push_back({f.name, p.position, f.parameters[p.position]});
     }
   }
   return links;
@@ -280,6 +289,22 @@ void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome
                                    [](const auto& c, const std::string& s) { return c.first < s; });
         if (it != exported.end() && it->first == wanted.symbol)
           constants[from].emplace(wanted.local, it->second);
+      }
+      // `build_loaders()`'s result handed to a function that iterates that parameter in a step
+      // loop: build_loaders' loaders feed the loop, and run where the loop's data runs.
+      for (const ArgumentFlow& flow : outcomes[from].links.argument_flows) {
+        const int32_t to = index.resolve(paths[from], flow.callee_module);
+        if (to < 0 || static_cast<size_t>(to) == from) continue;
+        const auto& params = outcomes[to].links.loader_parameters;
+        const bool iterated = std::any_of(params.begin(), params.end(), [&](const auto& p) {
+          return p.function == flow.callee &&
+                 (flow.position >= 0 ? p.position == flow.position : p.name == flow.keyword);
+        });
+        if (!iterated) continue;
+        const int32_t source = index.resolve(paths[from], flow.source_module);
+        if (source < 0 || static_cast<size_t>(source) == from) continue;
+        loaders[source].insert(flow.source);
+        cuda[source] |= outcomes[from].links.cuda || outcomes[to].links.cuda;
       }
       for (const Links::LoaderUse& use : outcomes[from].links.loader_uses) {
         const int32_t to = index.resolve(paths[from], use.module);

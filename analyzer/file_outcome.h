@@ -27,10 +27,18 @@ struct Links {
     std::string module;
     std::string function;
   };
+  // A module-level function's parameter that a step loop of this file iterates.
+  struct LoaderParameter {
+    std::string function;
+    int32_t position = -1;
+    std::string name;
+  };
   std::vector<Call> calls;             // per-step calls of imported functions
   std::vector<LoaderUse> loader_uses;  // imported functions whose result a step loop iterates
-  bool cuda = false;                   // the file runs on a CUDA device
-  std::vector<ImportedConstant> wanted_constants;          // other modules' constants it reads
+  std::vector<LoaderParameter> loader_parameters;
+  std::vector<ArgumentFlow> argument_flows;        // imported results handed to imported functions
+  bool cuda = false;                               // the file runs on a CUDA device
+  std::vector<ImportedConstant> wanted_constants;  // other modules' constants it reads
   std::vector<std::pair<std::string, int64_t>> constants;  // its own, for the files that import it
 };
 

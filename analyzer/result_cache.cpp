@@ -120,8 +120,13 @@ std::string encode(const FileOutcome& outcome) {
   for (const ImportedConstant& c : outcome.links.wanted_constants)
     wanted.push_back({c.module, c.symbol, c.local});
   for (const auto& [name, value] : outcome.links.constants) constants.push_back({name, value});
-  const std::vector<uint8_t> bytes =
-      json::to_msgpack(json{diagnostics, calls, loaders, outcome.links.cuda, wanted, constants});
+  json parameters = json::array(), flows = json::array();
+  for (const Links::LoaderParameter& p : outcome.links.loader_parameters)
+    parameters.push_back({p.function, p.position, p.name});
+  for (const ArgumentFlow& f : outcome.links.argument_flows)
+    flows.push_back({f.callee_module, f.callee, f.position, f.keyword, f.source_module, f.source});
+  const std::vector<uint8_t> bytes = json::to_msgpack(
+      json{diagnostics, calls, loaders, outcome.links.cuda, wanted, constants, parameters, flows});
   return std::string(bytes.begin(), bytes.end());
 }
 
@@ -136,10 +141,16 @@ FileOutcome decode(const std::string& bytes) {
     outcome.links.wanted_constants.push_back({c.at(0), c.at(1), c.at(2)});
   for (const json& c : j.at(5))
     outcome.links.constants.emplace_back(c.at(0), c.at(1).get<int64_t>());
+  for (const json& p : j.at(6))
+    outcome.links.loader_parameters.push_back({p.at(0), p.at(1).get<int32_t>(), p.at(2)});
+  for (const json& f : j.at(7)) {
+    outcome.links.argument_flows.push_back(
+        {f.at(0), f.at(1), f.at(2).get<int32_t>(), f.at(3), f.at(4), f.at(5)});
+  }
   return outcome;
 }
 
-constexpr std::string_view kMagic = "gpulint-cache-2";
+constexpr std::string_view kMagic = "gpulint-cache-3";
 
 }  // namespace
 

@@ -4,8 +4,8 @@ namespace gpulint::rules {
 namespace {
 
 constexpr std::string_view kDocs = R"md(## What it does
-Flags console, logging, progress-bar and metrics-writer calls (`print`, `logging.*`,
-`logger.*`, `tqdm.write`, `pbar.set_postfix`, `writer.add_scalar`, `wandb.log`, `run.log` of a
+Flags console, logging, progress-bar and metrics-writer calls (`print`, `sys.stdout.write`,
+`logging.*`, `logger.*`, `tqdm.write`, `pbar.set_postfix`, `writer.add_scalar`, `wandb.log`, `run.log` of a
 `wandb.init()` run) that run on every step of a step loop: not under any branch except a
 process-rank check.
 

@@ -6,10 +6,11 @@ namespace {
 constexpr std::string_view kDocs = R"md(## What it does
 Flags a model that a training step loop calls, in a program that moves data to a GPU, when the
 model itself is never moved: no `.to(device)` / `.cuda()`, no `accelerator.prepare(...)`, no
-framework trainer that places it. In LibTorch C++ the model is a `torch::nn::Module` or a
-`ModuleHolder` never sent through `->to(device)` / `.to(torch::kCUDA)`; one passed into the
-training function is judged by what the file's calls pass for it, and stays silent when no call
-in the file says.
+framework trainer that places it. A Python model that reaches the loop as a function parameter
+(or is bound from one: `self.model = model`) is placed by its caller, often in another module, so
+it stays silent here. In LibTorch C++ the model is a `torch::nn::Module` or a `ModuleHolder`
+never sent through `->to(device)` / `.to(torch::kCUDA)`; one passed into the training function
+is judged by what the file's calls pass for it, and stays silent when no call in the file says.
 
 ## Why is this bad
 The parameters stay in host memory. Either the first step fails with a device-mismatch error,
@@ -55,10 +56,9 @@ void check(const RuleInput& in, Sink& sink) {
   const StepModel& m = in.model;
   if (!m.cuda_context() || m.framework_gpu) return;
   for (const Model& model : m.models) {
-    if (model.moved) continue;
+    if (model.moved || model.passed_in) continue;
     const StepEvent* call = training_call(m, model);
     if (call == nullptr) continue;
-    // A model with no assignment in this file (a parameter) is reported where it is trained.
     bool defined_here = model.defined.end > model.defined.begin;
     sink.report({defined_here ? model.defined : call->span,
                  "`" + model.name +

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "rules/common.h"
 
 namespace gpulint::rules {
@@ -8,6 +10,9 @@ Flags a training step loop, in a program that uses CUDA, whose forward pass runs
 precision in effect: no `torch.autocast` / `torch.amp.autocast` region (or a context manager
 that resolves to one), no `accelerator.autocast()`, no framework precision setting, and no
 model converted to half or bfloat16. Reported once, at the innermost training loop's header.
+A framework's per-step training hook (Lightning `training_step`, a Hugging Face `Trainer`'s
+`compute_loss`) counts as a training loop when the framework trainer is built in the same file
+on a GPU, so its precision setting is known; it is reported at the hook's name.
 
 ## Why is this bad
 FP32 matrix math does not use the tensor cores' fast paths; bf16 autocast typically speeds up
@@ -42,6 +47,20 @@ void check(const RuleInput& in, Sink& sink) {
          "the tensor cores",
          {},
          {}});
+    return;
+  }
+  if (!m.innermost_training_loops().empty() || !m.framework_gpu || m.file_level_amp) return;
+  // Any autocast in the file may be the one around the hook's forward: silence over noise.
+  if (std::any_of(m.autocasts.begin(), m.autocasts.end(), [](const Autocast& a) { return !a.cpu; }))
+    return;
+  for (const Function& f : m.functions) {
+    if (!f.per_step_hook || (f.name != "training_step" && f.name != "compute_loss")) continue;
+    sink.report({f.name_span,
+                 "`" + f.name +
+                     "` trains in FP32: no autocast or framework precision setting covers its "
+                     "forward pass, so matrix math skips the tensor cores",
+                 {},
+                 {}});
     return;
   }
 }

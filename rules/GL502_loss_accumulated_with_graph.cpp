@@ -8,7 +8,11 @@ namespace {
 constexpr std::string_view kDocs = R"md(## What it does
 Flags a loss or model output that is accumulated across steps (`total += loss`,
 `losses.append(loss)`) while it still carries its autograd history: no `.detach()`, no
-`.item()`, and no `torch.no_grad()` around it.
+`.item()`, and no `torch.no_grad()` around it. What `.backward()` runs on carries history, and
+so does what is computed from such a tensor by a torch function (`F.normalize(out)`), a
+function of the same file, or a host copy (`.cpu()` is differentiable); `argmax`, comparisons
+and other non-differentiable results do not. A sum backpropagated later in the same step (the
+per-token losses of one sequence) is consumed every step and is not reported.
 
 ## Why is this bad
 The accumulated tensor references the autograd graph of every step it was added in, so none of

@@ -56,8 +56,9 @@ struct Function {
   std::string name;
   Span span;
   Span name_span;
-  ScopeId scope = kNoScope;    // the function's own scope
-  bool per_step_hook = false;  // Lightning training_step, HF Trainer compute_loss, ...
+  ScopeId scope = kNoScope;             // the function's own scope
+  bool per_step_hook = false;           // Lightning training_step, HF Trainer compute_loss, ...
+  std::vector<std::string> parameters;  // in order, `self` included
 };
 
 // A call of a function another module defines, as this file's imports name it:
@@ -75,6 +76,29 @@ struct ImportedLoader {
   std::string module;
   std::string symbol;
   int32_t loop = -1;
+};
+
+// A parameter of a module-level function that a loop of the function iterates
+// (`def train_one_epoch(model, loader): for batch in loader:`): whatever a caller in another
+// module passes there feeds that loop.
+struct IteratedParameter {
+  int32_t function = -1;
+  int32_t position = -1;  // among the function's parameters
+  int32_t loop = -1;
+};
+
+// An argument of a call of an imported function that holds what another imported function
+// returned: `loaders = build_loaders(); engine.train(model, loaders)`. When the callee iterates
+// that parameter in a step loop, the source's loaders feed it; the linker decides.
+struct ArgumentFlow {
+  std::string callee_module;  // as imported here
+  std::string callee;
+  int32_t position = -1;  // positional index, or -1 for a keyword argument
+  std::string keyword;
+  std::string source_module;
+  std::string source;
+
+  friend bool operator==(const ArgumentFlow&, const ArgumentFlow&) = default;
 };
 
 // A loader option read from another module (`batch_size=config.BATCH_SIZE`) that this file
@@ -223,7 +247,7 @@ struct UnmovedInput {
 enum class ApiKind : uint8_t {
   DataParallel,          // nn.DataParallel(...), nn.parallel.data_parallel(...)
   DeprecatedAmp,         // torch.cuda.amp.autocast / GradScaler, torch.cpu.amp.*
-  GradScaler,            // any GradScaler construction (torch.amp or torch.cuda.amp)
+  GradScaler,            // a GradScaler construction, or `scaler.scale(loss)` with one passed in
   DetectAnomaly,         // set_detect_anomaly(True), `with detect_anomaly()`
   AutogradProfiler,      // `with torch.autograd.profiler.profile()` / `emit_nvtx()`; see body
   LaunchBlocking,        // os.environ["CUDA_LAUNCH_BLOCKING"] = "1"
@@ -308,6 +332,8 @@ struct Model {
   Span defined;           // its first assignment
   bool moved = false;     // .to(device) / .cuda() / accelerator.prepare / framework trainer
   bool compiled = false;  // torch.compile(model) / model.compile()
+  // A function parameter, or bound from one (`self.model = model`): the caller places it.
+  bool passed_in = false;
 };
 
 // GL304: a dependency file that pins a CPU-only torch build.
@@ -375,6 +401,8 @@ class StepModel {
   std::vector<ImportedCall> imported_calls;
   std::vector<ImportedLoader> imported_loaders;
   std::vector<ImportedConstant> imported_constants;
+  std::vector<IteratedParameter> iterated_parameters;
+  std::vector<ArgumentFlow> argument_flows;
   std::vector<std::pair<std::string, int64_t>> constants;  // module-level NAME = integer
   std::vector<ExternalCaller> external_callers;            // resolved; their `index` is valid
   bool cuda_elsewhere = false;  // a CUDA file of the run runs this one's step code or loaders

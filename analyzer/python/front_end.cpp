@@ -155,6 +155,9 @@ struct LoopState {
   int32_t function = -1;
   std::unordered_set<std::string> bound;      // names bound in the loop body so far
   std::unordered_set<std::string> cpu_batch;  // names holding loader batches not yet moved
+  // Calls whose arguments may be bound later in the body, as loop-carried values
+  // (`out, h = decoder(x, h)` ... `x = out.argmax()`): (index into pending_calls_, names read).
+  std::vector<std::pair<size_t, std::vector<std::string>>> carried_calls;
 };
 
 struct PendingCall {
@@ -170,6 +173,22 @@ struct PendingConvert {
   Node argument;
   ScopeId scope;
   bool inside_output;
+};
+
+// `engine.train(model, loaders)` with `loaders` from another imported call.
+struct PendingFlow {
+  std::string callee;
+  int32_t position;
+  std::string keyword;
+  std::string source;
+};
+
+// `logger.update(...)` with `logger = MetricLogger(...)`: a method of a class, maybe imported.
+struct PendingMethodCall {
+  std::string klass;  // the constructor as called: `MetricLogger`, `utils.MetricLogger`
+  std::string method;
+  Span span;
+  ScopeId scope;
 };
 
 struct PendingInput {
@@ -221,6 +240,9 @@ class Builder {
   std::unordered_set<std::string> model_names_, loss_names_, optimizer_names_, tensor_names_,
       numpy_names_, counter_names_, autocast_names_, on_device_names_;
   std::unordered_set<std::string> trainer_classes_, sync_objects_;
+  // Classes of this file that derive from a Module, and names bound to a module instance
+  // (`self.head = nn.Linear(...)`, `self.net = TinySegNet()`): calling one yields a tensor.
+  std::unordered_set<std::string> module_classes_, module_names_;
   std::unordered_map<std::string, DeviceName> device_names_;
   std::unordered_map<std::string, int32_t> loader_names_;       // name -> loader
   std::unordered_map<std::string, int32_t> loader_iter_names_;  // it = iter(loader)
@@ -248,6 +270,17 @@ class Builder {
   mutable std::vector<ImportedConstant> imported_constants_;  // found while resolving values
   std::unordered_set<std::string> tracker_runs_;              // `run = wandb.init(...)`
   std::vector<std::pair<Node, Accumulation>> pending_accumulations_;
+  std::unordered_set<std::string> parameter_names_, passed_in_names_;
+  std::vector<PendingFlow> pending_flows_;
+  std::vector<PendingMethodCall> pending_method_calls_;
+  // Names a `.backward()` reads (`loss` in `(loss / n).backward()`), with its function.
+  struct Backward {
+    std::vector<std::string> names;
+    int32_t function;
+    Span span;
+    ScopeId scope;
+  };
+  std::vector<Backward> backwards_;
 
   // ---- small helpers -------------------------------------------------------------------
 
@@ -539,6 +572,10 @@ class Builder {
     class_name_ = null(name) ? "" : std::string(text(name));
     class_bases_ = null(bases) ? "" : std::string(text(bases));
     if (class_bases_.find("Trainer") != std::string::npos) trainer_classes_.insert(class_name_);
+    if (class_bases_.find("Module") != std::string::npos ||
+        class_bases_.find("Sequential") != std::string::npos) {
+      module_classes_.insert(class_name_);
+    }
     with_scope(new_scope(ScopeKind::Class), field(n, s_.f_body), depth);
     class_name_ = saved_name;
     class_bases_ = saved_bases;
@@ -570,10 +607,25 @@ class Builder {
     std::unordered_set<std::string> params;
     Node parameters = field(n, s_.f_parameters);
     if (!null(parameters)) {
+      const bool forward = method && f.name == "forward" && module_classes_.count(class_name_);
       for_each_child(parameters, [&](Node p) {
         Node id = is(p, s_.identifier) ? p : p.named_child(0);
-        if (is(id, s_.identifier)) params.emplace(text(id));
+        if (!is(id, s_.identifier)) return;
+        params.emplace(text(id));
+        m_.functions[index].parameters.emplace_back(text(id));
+        parameter_names_.emplace(text(id));
+        // forward()'s inputs are tensors, except options with a literal default
+        // (`return_attn=False`); `labels=None` is a tensor when given.
+        Node fallback = field(p, s_.f_value);
+        if (forward && m_.functions[index].parameters.size() > 1 &&
+            (null(fallback) || is(fallback, s_.none))) {
+          tensor_names_.emplace(text(id));
+        }
       });
+      // A Lightning hook's batch holds tensors, as a loader loop's batch does.
+      const std::vector<std::string>& list = m_.functions[index].parameters;
+      if (f.per_step_hook && is_lightning_hook(f.name) && list.size() > 1 && list[0] == "self")
+        tensor_names_.insert(list[1]);
     }
     for (const std::string& p : params) {
       if (looks_like_device(p) && !device_names_.count(p))
@@ -612,7 +664,25 @@ class Builder {
     return index;
   }
 
-  void end_loop() { loop_stack_.pop_back(); }
+  void end_loop() {
+    LoopState& state = loop_stack_.back();
+    std::vector<std::pair<size_t, std::vector<std::string>>> open;
+    for (auto& [call, names] : state.carried_calls) {
+      const bool carried = std::any_of(names.begin(), names.end(),
+                                       [&](const std::string& n) { return state.bound.count(n); });
+      if (carried) {
+        pending_calls_[call].loop_data = true;
+      } else {
+        open.emplace_back(call, std::move(names));
+      }
+    }
+    const int32_t function = state.function;
+    loop_stack_.pop_back();
+    // An enclosing loop of the same function may bind them later still.
+    if (!loop_stack_.empty() && loop_stack_.back().function == function) {
+      for (auto& entry : open) loop_stack_.back().carried_calls.push_back(std::move(entry));
+    }
+  }
 
   // Links a loop to the loaders its iterable reads.
   void note_iterable(int32_t loop, Node iterable) {
@@ -623,6 +693,7 @@ class Builder {
     }
     std::vector<std::string> names;
     read_names(iterable, names);
+    note_iterated_parameters(loop, names);
     for (const std::string& name : names) {
       if (auto result = call_results_.find(name); result != call_results_.end())
         iterated_call_results_.emplace_back(result->second, loop);
@@ -639,6 +710,19 @@ class Builder {
         if (auto it = loader_names_.find(name); it != loader_names_.end())
           link_loader(loop, it->second);
       }
+    }
+  }
+
+  // Parameters of a module-level function that its loop iterates, for callers elsewhere.
+  void note_iterated_parameters(int32_t loop, const std::vector<std::string>& names) {
+    if (function_ < 0 || params_.empty()) return;
+    const Function& f = m_.functions[function_];
+    if (m_.scopes[m_.scopes[f.scope].parent].kind != ScopeKind::Module) return;
+    for (const std::string& name : names) {
+      if (!params_.back().count(name)) continue;
+      auto at = std::find(f.parameters.begin(), f.parameters.end(), name);
+      const auto position = static_cast<int32_t>(at - f.parameters.begin());
+      m_.iterated_parameters.push_back({function_, position, loop});
     }
   }
 
@@ -875,8 +959,10 @@ class Builder {
     if (sym == s_.call) {
       std::string name = callee_name(n);
       if (!name.empty()) {
-        if (is_tensor_function(name) || model_names_.count(name) || loss_names_.count(name))
+        if (is_tensor_function(name) || model_names_.count(name) || loss_names_.count(name) ||
+            module_names_.count(name)) {
           return true;
+        }
         if (is_functional_loss(name)) return true;
       }
       std::string_view method = method_of(n);
@@ -961,7 +1047,21 @@ class Builder {
       } else if (!callee.empty()) {
         // `train, val = make_loaders()`: each name holds part of what the call returned.
         for (const std::string& t : names) call_results_[t] = callee;
+      } else if (single) {
+        // `model = Tagger(...).to(device)`: the instance of the constructor the chain starts at.
+        Node root = value;
+        for (int d = 0; d < kMaxExprDepth && is(root, s_.call) && callee_name(root).empty(); ++d) {
+          const std::string_view m = method_of(root);
+          if (m != "to" && m != "cuda" && m != "half" && m != "bfloat16" && m != "float") break;
+          root = receiver_of(root);
+        }
+        if (const std::string constructor = is(root, s_.call) ? callee_name(root) : "";
+            !constructor.empty()) {
+          call_results_[name] = constructor;
+        }
       }
+      if (single && (module_classes_.count(callee) || is_module_constructor(callee)))
+        module_names_.insert(name);
       if (callee == "wandb.init") tracker_runs_.insert(name);  // `run.log(...)` is wandb.log
       if (tail == "Event" || tail == "Stream" || tail == "current_stream" ||
           tail == "default_stream") {
@@ -985,11 +1085,18 @@ class Builder {
           if (on_device_names_.count(inner)) on_device_names_.insert(name);
         }
       }
-      // `model = model.to(device)` / `model = Net().cuda()`
-      std::string_view method = method_of(value);
+      // `model = model.to(device)` / `model = Net().cuda()`, also followed by a dtype or mode
+      // switch: `AutoModel.from_pretrained(name).to("cuda").half().eval()`.
+      Node moved = value;
+      for (int d = 0; d < kMaxExprDepth && is(moved, s_.call); ++d) {
+        const std::string_view m = method_of(moved);
+        if (m != "half" && m != "bfloat16" && m != "float" && m != "eval" && m != "train") break;
+        moved = receiver_of(moved);
+      }
+      std::string_view method = method_of(moved);
       if ((method == "to" || method == "cuda") &&
-          !is_fill_factory(callee_name(receiver_of(value)))) {
-        Node recv = receiver_of(value);
+          !is_fill_factory(callee_name(receiver_of(moved)))) {
+        Node recv = receiver_of(moved);
         std::string root = dotted(recv);
         if ((is(recv, s_.call) && !is_tensor_function(callee_name(recv)) &&
              !is_parameterless_module(callee_name(recv))) ||
@@ -1010,6 +1117,7 @@ class Builder {
       }
     } else if (is(value, s_.identifier) && single) {
       std::string source(text(value));
+      if (!params_.empty() && params_.back().count(source)) passed_in_names_.insert(name);
       if (auto it = device_names_.find(source); it != device_names_.end())
         device_names_[name] = it->second;
       if (model_names_.count(source)) model_names_.insert(name);
@@ -1062,9 +1170,9 @@ class Builder {
     if (is(n, s_.subscript)) return is_graph_expr(field(n, s_.f_value), depth + 1);
     if (is(n, s_.call)) {
       std::string_view method = method_of(n);
-      if (method == "detach" || method == "item" || method == "cpu" || method == "tolist" ||
-          method == "numpy" || method == "argmax" || method == "argmin" || method == "eq" ||
-          method == "ne" || method == "long" || method == "bool") {
+      if (method == "detach" || method == "item" || method == "tolist" || method == "numpy" ||
+          method == "argmax" || method == "argmin" || method == "eq" || method == "ne" ||
+          method == "long" || method == "bool") {
         return false;
       }
       std::string callee = callee_name(n);
@@ -1072,8 +1180,25 @@ class Builder {
           (model_names_.count(callee) || loss_names_.count(callee) || is_functional_loss(callee))) {
         return true;
       }
-      if (!method.empty() && is_tensor_method(method))
+      // `.cpu()` is differentiable: the host copy keeps the graph.
+      if (!method.empty() && (is_tensor_method(method) || method == "cpu"))
         return is_graph_expr(receiver_of(n), depth + 1);
+      // `F.normalize(out)`, `pool(out, mask)` of this file: computed from the graph, part of it.
+      static constexpr std::string_view kNoGradient[] = {
+          "argmax", "argmin",  "argsort",      "eq",         "ne",          "lt",
+          "gt",     "le",      "ge",           "isnan",      "isinf",       "isfinite",
+          "equal",  "nonzero", "logical_and",  "logical_or", "logical_not", "count_nonzero",
+          "unique", "where",   "searchsorted", "bucketize",  "allclose"};
+      const std::string_view tail = last_component(callee);
+      const bool differentiable =
+          std::find(std::begin(kNoGradient), std::end(kNoGradient), tail) == std::end(kNoGradient);
+      if (differentiable && (is_tensor_function(callee) || function_by_name_.count(callee))) {
+        Node list = field(n, s_.f_arguments);
+        for (Node arg = null(list) ? Node{} : list.first_child(); !null(arg);
+             arg = arg.next_sibling()) {
+          if (arg.named() && is_graph_expr(arg, depth + 1)) return true;
+        }
+      }
     }
     return false;
   }
@@ -1316,14 +1441,64 @@ class Builder {
       std::string model = dotted(args.positional.front());
       if (!model.empty()) model_names_.insert(model);
     }
-    if (!callee.empty() && callee.find('.') == std::string::npos) {
-      pending_calls_.push_back({callee, {}, span(n), scope_, has_loop_data(args)});
-    } else if (callee.starts_with("self.") && std::count(callee.begin(), callee.end(), '.') == 1) {
-      pending_calls_.push_back({callee, class_name_, span(n), scope_, has_loop_data(args)});
+    const bool self_call =
+        callee.starts_with("self.") && std::count(callee.begin(), callee.end(), '.') == 1;
+    if (!callee.empty() && (callee.find('.') == std::string::npos || self_call)) {
+      std::vector<std::string> read;
+      const bool loop_data = has_loop_data(args, read);
+      pending_calls_.push_back(
+          {callee, self_call ? class_name_ : std::string(), span(n), scope_, loop_data});
+      if (!loop_data && !loop_stack_.empty() && loop_stack_.back().function == function_)
+        loop_stack_.back().carried_calls.emplace_back(pending_calls_.size() - 1, std::move(read));
+      note_instance_call(n, callee);
     } else if (!callee.empty() && !callee.starts_with("self.")) {
       pending_dotted_calls_.push_back({callee, {}, span(n), scope_, false});
+      note_method_of_instance(n, callee, method);
     }
+    if (!callee.empty()) note_flows(callee, args);
     if (!callee.empty()) note_model_inputs(n, callee, args);
+  }
+
+  // `x.update(...)` where `x = MetricLogger(...)` (a class: the name is capitalised): the
+  // method runs, wherever the class is defined.
+  void note_method_of_instance(Node n, const std::string& callee, std::string_view method) {
+    const size_t dot = callee.find('.');
+    if (call_results_.empty() || dot == std::string::npos ||
+        dot + 1 + method.size() != callee.size())
+      return;
+    auto it = call_results_.find(callee.substr(0, dot));
+    if (it == call_results_.end()) return;
+    const std::string_view klass = last_component(it->second);
+    if (klass.empty() || !std::isupper(static_cast<unsigned char>(klass.front()))) return;
+    pending_method_calls_.push_back({it->second, std::string(method), span(n), scope_});
+  }
+
+  // `model(x)` where `model = Tagger(...)`: calling a module instance runs Tagger.forward.
+  void note_instance_call(Node n, const std::string& callee) {
+    if (call_results_.empty()) return;
+    auto it = call_results_.find(callee);
+    if (it == call_results_.end()) return;
+    const std::string_view klass = last_component(it->second);
+    if (klass.empty() || !std::isupper(static_cast<unsigned char>(klass.front()))) return;
+    pending_method_calls_.push_back({it->second, "forward", span(n), scope_});
+  }
+
+  // Arguments holding another call's result, for the linker (see ArgumentFlow).
+  void note_flows(const std::string& callee, const Args& args) {
+    if (call_results_.empty()) return;
+    auto source = [&](Node arg) -> const std::string* {
+      if (!is(arg, s_.identifier)) return nullptr;
+      auto it = call_results_.find(std::string(text(arg)));
+      return it == call_results_.end() ? nullptr : &it->second;
+    };
+    for (size_t i = 0; i < args.positional.size() && !args.list_splat; ++i) {
+      if (const std::string* from = source(args.positional[i]))
+        pending_flows_.push_back({callee, static_cast<int32_t>(i), {}, *from});
+    }
+    for (const auto& [name, value] : args.keywords) {
+      if (const std::string* from = source(value))
+        pending_flows_.push_back({callee, -1, std::string(name), *from});
+    }
   }
 
   void on_api_call(Node n, const std::string& callee, std::string_view tail, const Args& args) {
@@ -1394,18 +1569,23 @@ class Builder {
     m_.dynamic_shapes.push_back({span(n), scope_, spelling});
   }
 
+  // `nn.Linear`, `torch.nn.Conv2d`: a module of torch.nn (containers included).
+  static bool is_module_constructor(const std::string& callee) {
+    const bool nn = callee.starts_with("nn.") || callee.starts_with("torch.nn.");
+    const std::string_view tail = last_component(callee);
+    return nn && !tail.empty() && std::isupper(static_cast<unsigned char>(tail[0])) &&
+           callee.find(".functional.") == std::string::npos &&
+           callee.find(".utils.") == std::string::npos &&
+           callee.find(".init.") == std::string::npos && tail != "Parameter" &&
+           tail != "ParameterList" && tail != "ParameterDict" && tail != "ModuleList" &&
+           tail != "ModuleDict";
+  }
+
   void on_module_construction(Node n, const std::string& callee, std::string_view tail,
                               const Args& args) {
-    bool nn = callee.starts_with("nn.") || callee.starts_with("torch.nn.");
-    if (!nn || tail.empty() || !std::isupper(static_cast<unsigned char>(tail[0]))) return;
-    if (callee.find(".functional.") != std::string::npos ||
-        callee.find(".utils.") != std::string::npos || callee.find(".init.") != std::string::npos) {
-      return;
-    }
-    static constexpr std::string_view kNotModules[] = {
-        "Module",        "Parameter",    "ModuleList",
-        "ModuleDict",    "Sequential",   "ParameterList",
-        "ParameterDict", "DataParallel", "DistributedDataParallel"};
+    if (!is_module_constructor(callee)) return;
+    static constexpr std::string_view kNotModules[] = {"Module", "Sequential", "DataParallel",
+                                                       "DistributedDataParallel"};
     for (std::string_view k : kNotModules) {
       if (tail == k) return;
     }
@@ -1428,8 +1608,7 @@ class Builder {
     m_.modules.push_back(std::move(mc));
   }
 
-  bool has_loop_data(const Args& args) {
-    std::vector<std::string> names;
+  bool has_loop_data(const Args& args, std::vector<std::string>& names) {
     for (Node p : args.positional) read_names(p, names);
     for (const auto& kv : args.keywords) read_names(kv.second, names);
     for (Node d : args.dict_splats) read_names(d, names);
@@ -1469,9 +1648,14 @@ class Builder {
     std::string receiver = dotted(receiver_of(call));
     return (is_logging_method(method) && is_logger_receiver(receiver)) || method == "set_postfix" ||
            method == "set_description" || method == "set_postfix_str" ||
-           (method == "write" && last_component(receiver) == "tqdm") || is_metrics_method(method) ||
+           (method == "write" && (last_component(receiver) == "tqdm" || is_console(receiver))) ||
+           is_metrics_method(method) ||
            (method == "log" &&
             (receiver == "wandb" || receiver == "mlflow" || tracker_runs_.count(receiver)));
+  }
+
+  static bool is_console(const std::string& receiver) {
+    return receiver == "sys.stdout" || receiver == "sys.stderr";
   }
 
   void add_output(Node n, OutputKind kind, std::string callee) {
@@ -1507,7 +1691,8 @@ class Builder {
     const bool recv_numpy = numpy_names_.count(receiver) || receiver.starts_with("np.");
 
     if (is_output_call(callee, method, n)) {
-      OutputKind kind = method == "set_postfix" || method == "set_description" ||
+      OutputKind kind = is_console(receiver) ? OutputKind::Console
+                        : method == "set_postfix" || method == "set_description" ||
                                 method == "set_postfix_str" || method == "write"
                             ? OutputKind::ProgressBar
                         : is_metrics_method(method) || method == "log" ? OutputKind::MetricsWriter
@@ -1553,6 +1738,18 @@ class Builder {
                          : args.positional.empty()                 ? std::string()
                                                    : dotted(args.positional.front());
       if (!loss.empty()) tensor_names_.insert(loss);
+      // What backward() runs on carries autograd history, whatever computed it.
+      if (!loss.empty()) grad_names_.insert(loss);
+      Backward b{{}, function_, span(n), scope_};
+      read_names(method == "backward"      ? recv
+                 : args.positional.empty() ? Node{}
+                                           : args.positional.front(),
+                 b.names);
+      backwards_.push_back(std::move(b));
+    } else if (method == "scale" && last_component(receiver).find("scaler") != std::string::npos) {
+      // A scaler passed in from another module (`scaler.scale(loss).backward()`) scales the loss
+      // as well as one built here.
+      add_api(ApiKind::GradScaler, n, callee);
     } else if (method == "step") {
       std::string_view tail = last_component(receiver);
       bool optimizer = optimizer_names_.count(receiver) ||
@@ -1645,6 +1842,11 @@ class Builder {
         fm.device = std::string(device);
         fm.scope = scope_;
         bool has_device = !null(fargs) && contains_text(fargs, "device=");
+        // `torch.zeros_like(t)` fills on t's device: with t already moved, nothing is copied.
+        if (factory.ends_with("_like") && !null(fargs) &&
+            on_device_names_.count(dotted(fargs.named_child(0)))) {
+          has_device = true;
+        }
         if (!has_device) m_.factory_moves.push_back(std::move(fm));
       } else if (!is_tensor_function(factory) && !factory.empty()) {
         // `Net().to(device)`: a module built and moved in one go is a model.
@@ -1902,6 +2104,26 @@ class Builder {
       if (auto target = imported_target(call.callee))
         m_.imported_calls.push_back({target->first, target->second, call.span, call.scope});
     }
+    for (const PendingMethodCall& call : pending_method_calls_) {
+      if (call.klass.find('.') == std::string::npos) {
+        auto it = function_by_name_.find(call.klass + "." + call.method);
+        if (it != function_by_name_.end()) {
+          m_.calls.push_back({it->second, call.span, call.scope});
+          continue;
+        }
+      }
+      if (auto target = imported_target(call.klass)) {
+        m_.imported_calls.push_back(
+            {target->first, target->second + "." + call.method, call.span, call.scope});
+      }
+    }
+    for (const PendingFlow& flow : pending_flows_) {
+      auto callee = imported_target(flow.callee);
+      auto source = callee ? imported_target(flow.source) : std::nullopt;
+      if (!source) continue;
+      m_.argument_flows.push_back({callee->first, callee->second, flow.position, flow.keyword,
+                                   source->first, source->second});
+    }
     for (const auto& [callee, loop] : iterated_call_results_) {
       if (auto target = imported_target(callee))
         m_.imported_loaders.push_back({target->first, target->second, loop});
@@ -1988,6 +2210,8 @@ class Builder {
       model.moved = std::binary_search(m_.moved_models.begin(), m_.moved_models.end(), name) ||
                     on_device_names_.count(name) > 0;
       model.compiled = compiled_names_.count(name) > 0;
+      model.passed_in = passed_in_names_.count(name) > 0 ||
+                        (!first_assignment_.count(name) && parameter_names_.count(name) > 0);
       m_.models.push_back(std::move(model));
     }
     for (const ModelDtype& d : model_dtypes_) {
@@ -2003,6 +2227,17 @@ class Builder {
         }
       }
       return false;
+    });
+    // Summed over an inner loop and then backpropagated within the same step (per-token losses
+    // of one sequence): the graph is consumed every step, not kept across steps.
+    std::erase_if(m_.accumulations, [&](const Accumulation& a) {
+      if (a.target.find('.') != std::string::npos) return false;
+      const Loop& loop = m_.loops[a.loop];
+      return std::any_of(backwards_.begin(), backwards_.end(), [&](const Backward& b) {
+        return b.function == loop.function && b.function >= 0 && b.span.begin >= loop.span.end &&
+               std::find(b.names.begin(), b.names.end(), a.target) != b.names.end() &&
+               m_.step_context(b.scope).per_step();
+      });
     });
   }
 };
