@@ -94,14 +94,28 @@ ChildExit run_inheriting_stdio(const std::vector<std::string>& argv) {
   forward.sa_sigaction = forward_signal;
   forward.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&forward.sa_mask);
+  // The signals are held until the child's pid is stored: one that arrived between the fork
+  // and the store would find no child to pass to, and be lost while gpulint waits on.
+  sigset_t held, old_mask;
+  sigemptyset(&held);
+  sigaddset(&held, SIGINT);
+  sigaddset(&held, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &held, &old_mask);
   struct sigaction old_int = {}, old_term = {};
   ::sigaction(SIGINT, &forward, &old_int);
   ::sigaction(SIGTERM, &forward, &old_term);
 
   const pid_t pid = spawn(
-      argv, [] {}, &result.error, &result.code);
+      argv,
+      [&] {
+        ::sigaction(SIGINT, &old_int, nullptr);
+        ::sigaction(SIGTERM, &old_term, nullptr);
+        ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+      },
+      &result.error, &result.code);
+  if (pid >= 0) g_child.store(pid);
+  ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   if (pid >= 0) {
-    g_child.store(pid);
     result.code = wait_for(pid);
     g_child.store(0);
   }
