@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -77,12 +78,25 @@ using Clock = std::chrono::steady_clock;
 
 // Hands files to `threads` workers through one atomic counter, as the engine's pool does; each
 // worker builds its own state first (a parser must not be shared between threads). Returns the
-// wall time and adds every body's checksum to `checksum` so no work can be optimised away.
+// wall and CPU time and adds every body's checksum to `checksum` so no work can be optimised
+// away. The CPU time is the process's: on a shared machine it leaves out the time other
+// programs held the cores, which the wall time counts.
+struct Timing {
+  double wall, cpu;
+};
+
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
 template <class MakeState, class Body>
-double timed_pool(unsigned threads, size_t files, uint64_t& checksum, MakeState make_state,
+Timing timed_pool(unsigned threads, size_t files, uint64_t& checksum, MakeState make_state,
                   Body body) {
   std::atomic<size_t> next{0};
   std::atomic<uint64_t> total{0};
+  const double cpu_start = process_cpu_seconds();
   const Clock::time_point start = Clock::now();
   {
     std::vector<std::jthread> pool;
@@ -98,7 +112,8 @@ double timed_pool(unsigned threads, size_t files, uint64_t& checksum, MakeState 
     }
   }
   checksum = total.load();
-  return std::chrono::duration<double>(Clock::now() - start).count();
+  return {std::chrono::duration<double>(Clock::now() - start).count(),
+          process_cpu_seconds() - cpu_start};
 }
 
 struct ParserDeleter {
@@ -106,7 +121,7 @@ struct ParserDeleter {
 };
 using ParserPtr = std::unique_ptr<TSParser, ParserDeleter>;
 
-double run_parse(const Corpus& corpus, unsigned threads, uint64_t& checksum) {
+Timing run_parse(const Corpus& corpus, unsigned threads, uint64_t& checksum) {
   return timed_pool(
       threads, corpus.texts.size(), checksum,
       [] {
@@ -126,7 +141,7 @@ double run_parse(const Corpus& corpus, unsigned threads, uint64_t& checksum) {
 
 // The SourceFile is built inside the timed region: copying the bytes and indexing the lines is
 // part of what the tool does for every file it reads.
-double run_lint(const Corpus& corpus, const std::vector<const gpulint::Rule*>& rules,
+Timing run_lint(const Corpus& corpus, const std::vector<const gpulint::Rule*>& rules,
                 unsigned threads, uint64_t& checksum) {
   struct NoState {};
   return timed_pool(
@@ -184,23 +199,24 @@ MemoryFigures measure(const std::vector<std::string>& paths, int copies, int rep
     const char* name;
     bool lint;
     unsigned threads;
-    std::vector<double> seconds;
+    std::vector<double> seconds, cpu_seconds;
     uint64_t checksum = 0;
   };
   std::vector<Config> configs = {
-      {"parse-only", false, 1, {}},
-      {"gpulint", true, 1, {}},
-      {"parse-only", false, cores, {}},
-      {"gpulint", true, cores, {}},
+      {"parse-only", false, 1, {}, {}},
+      {"gpulint", true, 1, {}, {}},
+      {"parse-only", false, cores, {}, {}},
+      {"gpulint", true, cores, {}, {}},
   };
   // Rotating the order each repeat keeps a slow phase of the machine from always hitting the
   // same configuration.
   for (int repeat = 0; repeat < repeats; ++repeat) {
     for (size_t k = 0; k < configs.size(); ++k) {
       Config& config = configs[(k + static_cast<size_t>(repeat)) % configs.size()];
-      config.seconds.push_back(config.lint
-                                   ? run_lint(corpus, rules, config.threads, config.checksum)
-                                   : run_parse(corpus, config.threads, config.checksum));
+      const Timing t = config.lint ? run_lint(corpus, rules, config.threads, config.checksum)
+                                   : run_parse(corpus, config.threads, config.checksum);
+      config.seconds.push_back(t.wall);
+      config.cpu_seconds.push_back(t.cpu);
     }
   }
   memory.peak_rss_kib = peak_rss_kib();
@@ -208,20 +224,23 @@ MemoryFigures measure(const std::vector<std::string>& paths, int copies, int rep
   std::printf("corpus x%d: %zu files, %.2f MB, %llu lines, %zu default rules, median of %d\n",
               copies, corpus.texts.size(), static_cast<double>(corpus.bytes) / kMiB,
               static_cast<unsigned long long>(corpus.lines), rules.size(), repeats);
-  std::printf("  %-10s %7s %9s %8s %12s %10s %9s\n", "pipeline", "threads", "time s", "MB/s",
-              "lines/s", "files/s", "findings");
-  std::vector<double> medians;
+  std::printf("  %-10s %7s %9s %9s %8s %12s %10s %9s\n", "pipeline", "threads", "time s", "cpu s",
+              "MB/s", "lines/s", "files/s", "findings");
+  std::vector<double> medians, cpu_medians;
   for (const Config& config : configs) {
     const double seconds = median(config.seconds);
     medians.push_back(seconds);
-    std::printf("  %-10s %7u %9.3f %8.2f %12.0f %10.0f %9s\n", config.name, config.threads, seconds,
-                static_cast<double>(corpus.bytes) / kMiB / seconds,
+    cpu_medians.push_back(median(config.cpu_seconds));
+    std::printf("  %-10s %7u %9.3f %9.3f %8.2f %12.0f %10.0f %9s\n", config.name, config.threads,
+                seconds, cpu_medians.back(), static_cast<double>(corpus.bytes) / kMiB / seconds,
                 static_cast<double>(corpus.lines) / seconds,
                 static_cast<double>(corpus.texts.size()) / seconds,
                 config.lint ? std::to_string(config.checksum).c_str() : "-");
   }
   std::printf("  time ratio gpulint/parse-only: %.2f (1 thread), %.2f (%u threads)\n",
               medians[1] / medians[0], medians[3] / medians[2], cores);
+  std::printf("  cpu ratio gpulint/parse-only:  %.2f (1 thread), %.2f (%u threads)\n",
+              cpu_medians[1] / cpu_medians[0], cpu_medians[3] / cpu_medians[2], cores);
   std::printf("  peak RSS %.1f MB, after loading the corpus %.1f MB\n\n",
               static_cast<double>(memory.peak_rss_kib) / 1024.0,
               static_cast<double>(memory.loaded_rss_kib) / 1024.0);

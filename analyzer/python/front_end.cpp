@@ -7,9 +7,8 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 
+#include "analyzer/core/name_table.h"
 #include "analyzer/flat_tree.h"
 #include "analyzer/python/names.h"
 #include "analyzer/syntax_tree.h"
@@ -153,8 +152,8 @@ struct DeviceName {
 struct LoopState {
   int32_t loop = -1;
   int32_t function = -1;
-  std::unordered_set<std::string> bound;      // names bound in the loop body so far
-  std::unordered_set<std::string> cpu_batch;  // names holding loader batches not yet moved
+  NameSet bound;      // names bound in the loop body so far
+  NameSet cpu_batch;  // names holding loader batches not yet moved
   // Calls whose arguments may be bound later in the body, as loop-carried values
   // (`out, h = decoder(x, h)` ... `x = out.argmax()`): (index into pending_calls_, names read).
   std::vector<std::pair<size_t, std::vector<std::string>>> carried_calls;
@@ -207,12 +206,14 @@ class Builder {
       : src_(src), s_(symbols()), inbound_(inbound) {}
 
   StepModel build() {
-    const SyntaxTree tree = parse_tree(tree_sitter_python(), src_);
+    SyntaxTree tree = parse_tree(tree_sitter_python(), src_);
     if (!tree) {
       m_.parse_errors.push_back({{0, 0}, "the parser gave up on this file"});
       return std::move(m_);
     }
     const FlatTree flat(tree.get(), tree_sitter_python());
+    // Freed while its nodes are still in cache from the copy, and before the walk allocates.
+    tree.reset();
     Node root = flat.root();
     scope_ = m_.add_scope(ScopeKind::Module, kNoScope);
     module_scope_ = scope_;
@@ -235,42 +236,42 @@ class Builder {
   bool in_output_ = false;
   int call_depth_ = 0;
   std::vector<LoopState> loop_stack_;
-  std::vector<std::unordered_set<std::string>> params_;  // per open function
+  std::vector<NameSet> params_;  // per open function
 
-  std::unordered_set<std::string> model_names_, loss_names_, optimizer_names_, tensor_names_,
-      numpy_names_, counter_names_, autocast_names_, on_device_names_;
-  std::unordered_set<std::string> trainer_classes_, sync_objects_;
+  NameSet model_names_, loss_names_, optimizer_names_, tensor_names_, numpy_names_, counter_names_,
+      autocast_names_, on_device_names_;
+  NameSet trainer_classes_, sync_objects_;
   // Classes of this file that derive from a Module, and names bound to a module instance
   // (`self.head = nn.Linear(...)`, `self.net = TinySegNet()`): calling one yields a tensor.
-  std::unordered_set<std::string> module_classes_, module_names_;
-  std::unordered_map<std::string, DeviceName> device_names_;
-  std::unordered_map<std::string, int32_t> loader_names_;       // name -> loader
-  std::unordered_map<std::string, int32_t> loader_iter_names_;  // it = iter(loader)
-  std::unordered_map<std::string, int32_t> loader_functions_;   // def f(): return DataLoader
+  NameSet module_classes_, module_names_;
+  NameMap<DeviceName> device_names_;
+  NameMap<int32_t> loader_names_;       // name -> loader
+  NameMap<int32_t> loader_iter_names_;  // it = iter(loader)
+  NameMap<int32_t> loader_functions_;   // def f(): return DataLoader
   // def f(): return train, val
-  std::unordered_map<std::string, std::vector<int32_t>> tuple_loader_functions_;
+  NameMap<std::vector<int32_t>> tuple_loader_functions_;
   const Inbound& inbound_;
-  std::unordered_map<std::string, int64_t> constants_;  // module-level NAME = literal
-  std::unordered_map<std::string, std::vector<std::pair<Node, bool>>> dicts_;  // kwargs dicts
-  std::unordered_map<std::string, int32_t> function_by_name_;                  // `f` or `Class.f`
+  NameMap<int64_t> constants_;                         // module-level NAME = literal
+  NameMap<std::vector<std::pair<Node, bool>>> dicts_;  // kwargs dicts
+  NameMap<int32_t> function_by_name_;                  // `f` or `Class.f`
   std::vector<PendingCall> pending_calls_;
   std::vector<PendingCall> pending_dotted_calls_;  // `engine.step(...)`: maybe an imported module
-  std::unordered_map<std::string, std::string> call_results_;           // `x = f(...)`: x -> f
+  NameMap<std::string> call_results_;              // `x = f(...)`: x -> f
   std::vector<std::pair<std::string, int32_t>> iterated_call_results_;  // (f, loop)
   std::vector<PendingConvert> pending_converts_;
   std::vector<PendingInput> pending_inputs_;
   std::vector<ModelDtype> model_dtypes_;
-  std::unordered_set<std::string> deprecated_amp_names_, grad_names_, compiled_names_;
-  std::unordered_map<std::string, Span> first_assignment_;
+  NameSet deprecated_amp_names_, grad_names_, compiled_names_;
+  NameMap<Span> first_assignment_;
   std::vector<std::pair<Node, ScopeId>> pending_conditions_;
   std::vector<std::pair<Node, ScopeId>> pending_dynamic_,  // calls whose receiver must be a tensor
-      pending_masks_;  // subscripts: boolean-mask indexing when the index is a mask
-  std::unordered_set<std::string> mask_names_;  // `valid = labels != -100`
+      pending_masks_;   // subscripts: boolean-mask indexing when the index is a mask
+  NameSet mask_names_;  // `valid = labels != -100`
   std::string_view last_mask_;
   mutable std::vector<ImportedConstant> imported_constants_;  // found while resolving values
-  std::unordered_set<std::string> tracker_runs_;              // `run = wandb.init(...)`
+  NameSet tracker_runs_;                                      // `run = wandb.init(...)`
   std::vector<std::pair<Node, Accumulation>> pending_accumulations_;
-  std::unordered_set<std::string> parameter_names_, passed_in_names_;
+  NameSet parameter_names_, passed_in_names_;
   std::vector<PendingFlow> pending_flows_;
   std::vector<PendingMethodCall> pending_method_calls_;
   // Names a `.backward()` reads (`loss` in `(loss / n).backward()`), with its function.
@@ -301,16 +302,35 @@ class Builder {
   }
 
   // `a.b.c` for attribute chains of identifiers; empty for anything else.
-  std::string dotted(Node n, int depth = 0) const {
-    if (null(n) || depth > kMaxExprDepth) return {};
-    if (is(n, s_.identifier)) return std::string(text(n));
-    if (is(n, s_.attribute)) {
-      std::string object = dotted(field(n, s_.f_object), depth + 1);
-      Node attr = field(n, s_.f_attribute);
-      if (object.empty() || null(attr)) return {};
-      return object + "." + std::string(text(attr));
+  std::string dotted(Node n) const {
+    std::string out;
+    if (!dotted_parts(n, 0, nullptr)) return out;
+    // Chains are nearly always written without spaces or comments: their text is the answer.
+    const std::string_view t = text(n);
+    if (std::all_of(t.begin(), t.end(), [](char c) {
+          return c == '.' || c == '_' || std::isalnum(static_cast<unsigned char>(c));
+        }))
+      return std::string(t);
+    dotted_parts(n, 0, &out);
+    return out;
+  }
+
+  // Whether `n` is such a chain; its parts are appended to `out` when one is given.
+  bool dotted_parts(Node n, int depth, std::string* out) const {
+    if (null(n) || depth > kMaxExprDepth) return false;
+    if (is(n, s_.identifier)) {
+      if (text(n).empty()) return false;
+      if (out) out->append(text(n));
+      return true;
     }
-    return {};
+    if (!is(n, s_.attribute)) return false;
+    Node attr = field(n, s_.f_attribute);
+    if (null(attr) || !dotted_parts(field(n, s_.f_object), depth + 1, out)) return false;
+    if (out) {
+      out->push_back('.');
+      out->append(text(attr));
+    }
+    return true;
   }
 
   // The name a call is made on: `model` in `model(x)`, `self.net` in `self.net(x)`.
@@ -604,7 +624,7 @@ class Builder {
     if (m_.scopes[scope_].kind == ScopeKind::Module || method)
       function_by_name_.emplace(key, index);
 
-    std::unordered_set<std::string> params;
+    NameSet params;
     Node parameters = field(n, s_.f_parameters);
     if (!null(parameters)) {
       const bool forward = method && f.name == "forward" && module_classes_.count(class_name_);
@@ -938,7 +958,7 @@ class Builder {
   bool is_tensor_expr(Node n, int depth = 0) const {
     if (null(n) || depth > kMaxExprDepth) return false;
     TSSymbol sym = n.symbol();
-    if (sym == s_.identifier) return tensor_names_.count(std::string(text(n))) > 0;
+    if (sym == s_.identifier) return tensor_names_.count(text(n)) > 0;
     if (sym == s_.parenthesized_expression) return is_tensor_expr(n.named_child(0), depth + 1);
     if (sym == s_.attribute) {
       std::string name = dotted(n);
@@ -1157,7 +1177,7 @@ class Builder {
   bool is_graph_expr(Node n, int depth = 0) const {
     n = unparen(n);
     if (null(n) || depth > kMaxExprDepth) return false;
-    if (is(n, s_.identifier)) return grad_names_.count(std::string(text(n))) > 0;
+    if (is(n, s_.identifier)) return grad_names_.count(text(n)) > 0;
     if (is(n, s_.attribute)) {
       Node attr = field(n, s_.f_attribute);
       if (!null(attr) && text(attr) == "loss") return true;
@@ -1422,7 +1442,7 @@ class Builder {
     }
     if (callee == "next" && !args.positional.empty()) on_next(args.positional.front());
     if (tail == "Trainer" || tail == "Accelerator" || tail == "Fabric" ||
-        trainer_classes_.count(std::string(tail))) {
+        trainer_classes_.count(tail)) {
       on_framework(n, tail, args);
     }
     if (tail == "TrainingArguments" || tail == "Seq2SeqTrainingArguments") {
@@ -1466,7 +1486,7 @@ class Builder {
     if (call_results_.empty() || dot == std::string::npos ||
         dot + 1 + method.size() != callee.size())
       return;
-    auto it = call_results_.find(callee.substr(0, dot));
+    auto it = call_results_.find(std::string_view(callee).substr(0, dot));
     if (it == call_results_.end()) return;
     const std::string_view klass = last_component(it->second);
     if (klass.empty() || !std::isupper(static_cast<unsigned char>(klass.front()))) return;
@@ -1488,7 +1508,7 @@ class Builder {
     if (call_results_.empty()) return;
     auto source = [&](Node arg) -> const std::string* {
       if (!is(arg, s_.identifier)) return nullptr;
-      auto it = call_results_.find(std::string(text(arg)));
+      auto it = call_results_.find(text(arg));
       return it == call_results_.end() ? nullptr : &it->second;
     };
     for (size_t i = 0; i < args.positional.size() && !args.list_splat; ++i) {
@@ -1552,7 +1572,7 @@ class Builder {
         "unique",  "unique_consecutive", "repeat_interleave"};
     std::string_view method = method_of(n);
     for (std::string_view op : kDynamic) {
-      bool as_function = callee == "torch." + std::string(op);
+      bool as_function = callee.starts_with("torch.") && std::string_view(callee).substr(6) == op;
       if (!as_function && method != op) continue;
       if (op == "repeat_interleave" && !null(keyword(args, "output_size"))) break;
       if (as_function) {
@@ -1980,7 +2000,7 @@ class Builder {
       return splat_values(first, out, depth + 1);
     }
     if (is(splat, s_.identifier)) {
-      auto it = dicts_.find(std::string(text(splat)));
+      auto it = dicts_.find(text(splat));
       if (it == dicts_.end()) return false;
       for (const auto& entry : it->second) {
         if (null(entry.first) || !splat_values(entry.first, out, depth + 1)) return false;
@@ -2042,7 +2062,7 @@ class Builder {
   bool is_mask(Node n, int depth = 0) const {
     n = unparen(n);
     if (null(n) || depth > 8) return false;
-    if (is(n, s_.identifier)) return mask_names_.count(std::string(text(n))) > 0;
+    if (is(n, s_.identifier)) return mask_names_.count(text(n)) > 0;
     if (is(n, s_.unary_operator)) {
       Node op = field(n, s_.f_operator);
       return !null(op) && text(op) == "~" && is_mask(field(n, s_.f_argument), depth + 1);
