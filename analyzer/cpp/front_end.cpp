@@ -787,7 +787,7 @@ class Builder {
         text(named(args, 1)) == "\"1\"") {
       add_api(ApiKind::LaunchBlocking, n, compact(n));
     }
-    if (!spelled.empty() && spelled.find("::") == std::string::npos) {
+    if (!spelled.empty()) {
       std::vector<std::string> arguments;
       for (uint32_t i = 0; i < argc; ++i) arguments.push_back(root_name(named(args, i)));
       pending_calls_.push_back({spelled, span(n), scope_, std::move(arguments)});
@@ -1074,11 +1074,10 @@ class Builder {
       m_.scopes[scope].guard = classify_guard(condition);
     note_models_passed_in();
     for (const PendingCall& call : pending_calls_) {
-      if (auto it = function_by_name_.find(call.callee); it != function_by_name_.end()) {
-        m_.calls.push_back({it->second, call.span, call.scope});
-      } else if (!call.arguments.empty() && model_names_.count(call.callee)) {
+      const std::vector<int32_t> callees = functions_called(call);
+      for (int32_t callee : callees) m_.calls.push_back({callee, call.span, call.scope});
+      if (callees.empty() && !call.arguments.empty() && model_names_.count(call.callee))
         m_.events.push_back({StepEventKind::ModelCall, call.span, call.scope, call.callee});
-      }
     }
     std::sort(m_.syncs.begin(), m_.syncs.end(),
               [](const HostSync& a, const HostSync& b) { return a.span.begin < b.span.begin; });
@@ -1108,6 +1107,42 @@ class Builder {
       m_.models.push_back(std::move(model));
     }
     m_.classify();
+  }
+
+  // The file's functions a call reaches. Clang, when it resolved the call, says which
+  // definition: the overload the arguments pick, the template an instantiation comes from, a
+  // helper named through its namespace, or none of the file's. By syntax a plain name reaches
+  // the file's first function of that name.
+  std::vector<int32_t> functions_called(const PendingCall& call) const {
+    std::vector<int32_t> out;
+    if (resolution_ != nullptr && resolution_->callee(call.span.begin, call.span.end)) {
+      if (const auto* definitions = resolution_->definitions_of(call.span.begin, call.span.end)) {
+        for (uint32_t offset : *definitions) {
+          const int32_t function = function_at(offset);
+          if (function >= 0 && std::find(out.begin(), out.end(), function) == out.end())
+            out.push_back(function);
+        }
+      }
+      return out;
+    }
+    if (call.callee.find("::") != std::string::npos) return out;
+    if (auto it = function_by_name_.find(call.callee); it != function_by_name_.end())
+      out.push_back(it->second);
+    return out;
+  }
+
+  // The innermost function definition around `offset` (a method of a class local to a
+  // function is inside that function's span too).
+  int32_t function_at(uint32_t offset) const {
+    int32_t best = -1;
+    for (size_t i = 0; i < m_.functions.size(); ++i) {
+      const Span& s = m_.functions[i].span;
+      if (s.begin <= offset && offset < s.end &&
+          (best < 0 ||
+           s.end - s.begin < m_.functions[best].span.end - m_.functions[best].span.begin))
+        best = static_cast<int32_t>(i);
+    }
+    return best;
   }
 
   // `void fit(torch::nn::Linear& model, ...)` called as `fit(fc, ...)` with `fc` handed to an

@@ -28,6 +28,11 @@ struct Resolution {
   // (`at::Tensor::item`, `torch::cuda::synchronize`). A call written in a macro's body is keyed
   // by the macro invocation; one in a macro argument by where it is spelt.
   std::unordered_map<uint64_t, std::string> callees;
+  // The same calls -> where the name of each function definition they call is, in the main
+  // file: a template's, for a call of one of its instantiations (several when instantiations
+  // of the caller pick different overloads). A call Clang resolved to a function defined
+  // elsewhere has none.
+  std::unordered_map<uint64_t, std::vector<uint32_t>> definitions;
   std::string error;          // the first error Clang reported; empty when clean
   uint32_t error_offset = 0;  // where, when that is in the main file
   // The byte offset of a macro-written loop's body (its `{`) in the main file -> the loop.
@@ -38,6 +43,10 @@ struct Resolution {
   const std::string* callee(uint32_t begin, uint32_t end) const {
     auto it = callees.find(key(begin, end));
     return it == callees.end() ? nullptr : &it->second;
+  }
+  const std::vector<uint32_t>* definitions_of(uint32_t begin, uint32_t end) const {
+    auto it = definitions.find(key(begin, end));
+    return it == definitions.end() ? nullptr : &it->second;
   }
 };
 

@@ -123,6 +123,45 @@ TEST(CppClang, MockHeaderFixturesMatchTheirMarkers) {
   expect_markers(files);
 }
 
+// The 1-based line of the first occurrence of `needle` in `text`.
+uint32_t line_of(const std::string& text, const std::string& needle) {
+  const size_t at = text.find(needle);
+  EXPECT_NE(at, std::string::npos) << needle;
+  return 1 + static_cast<uint32_t>(std::count(text.begin(), text.begin() + at, '\n'));
+}
+
+// A finding in a helper names the call that makes it per-step, whichever overload or template
+// Clang says that call reaches.
+TEST(CppClang, AFindingInAnOverloadOrTemplateNamesTheCallThatReachesIt) {
+  TempDir dir;
+  const fs::path file = source_dir() / "fixtures/cpp/clang/call_graph_templates_overloads.cpp";
+  write_database(dir.path(), {file},
+                 "-std=c++17 -I" + (source_dir() / "fixtures/cpp/include").string());
+  DatabaseDir database(dir.path());
+  LintOptions options;
+  for (const Rule* rule : all_rules()) {
+    if (rule->info.default_on) options.rules.push_back(rule);
+  }
+  const LintResult result = lint_files({file.string()}, options);
+  const std::string text = read_file(file);
+  // (line of the finding, line of the call site it must name)
+  const std::vector<std::pair<uint32_t, uint32_t>> expected = {
+      {line_of(text, "std::cout << loss.item<float>()"), line_of(text, "log_step(model, loss);")},
+      {line_of(text, "return t.item<T>()"), line_of(text, "peek<float>(loss)")},
+      {line_of(text, "float value = loss.item<float>();  // expect"),
+       line_of(text, "record(loss);")},
+      {line_of(text, "torch::cuda::synchronize();"), line_of(text, "helpers::sync_now();")}};
+  for (const auto& [finding, call] : expected) {
+    SCOPED_TRACE("finding on line " + std::to_string(finding));
+    const auto d = std::find_if(
+        result.diagnostics.begin(), result.diagnostics.end(),
+        [&](const Diagnostic& d) { return d.code != "GL104" && d.location.start.line == finding; });
+    ASSERT_NE(d, result.diagnostics.end());
+    ASSERT_EQ(d->related.size(), 1u);
+    EXPECT_EQ(d->related.front().location.start.line, call);
+  }
+}
+
 // Copies `fixture` into `dir` under `count` names, listed in a compile database there.
 std::vector<fs::path> copies(const fs::path& dir, const std::string& fixture, int count) {
   std::vector<fs::path> files;

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -203,10 +204,26 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
     if (e <= b) return true;
     // Template instantiations repeat a call; the first resolution stands.
     out_.callees.emplace(Resolution::key(b, e), callee->getQualifiedNameAsString());
+    note_definition(Resolution::key(b, e), callee);
     return true;
   }
 
  private:
+  // The step model's functions are the file's definitions, templates included, so a call of an
+  // instantiation is a call of the template it came from.
+  void note_definition(uint64_t call, const clang::FunctionDecl* callee) {
+    if (const clang::FunctionDecl* pattern = callee->getTemplateInstantiationPattern())
+      callee = pattern;
+    const clang::FunctionDecl* definition = callee->getDefinition();
+    if (definition == nullptr) return;
+    const clang::SourceLocation name = sm_.getExpansionLoc(definition->getLocation());
+    if (!sm_.isInMainFile(name)) return;
+    std::vector<uint32_t>& offsets = out_.definitions[call];
+    const uint32_t offset = sm_.getFileOffset(name);
+    if (std::find(offsets.begin(), offsets.end(), offset) == offsets.end())
+      offsets.push_back(offset);
+  }
+
   // A loop whose keyword comes from a macro's body and whose block the file spells after the
   // invocation. A loop written whole in a macro, or in a macro's argument, is not one.
   void note_macro_loop(const clang::Stmt* loop, const clang::Stmt* body, MacroLoop info) {
