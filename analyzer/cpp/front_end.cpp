@@ -763,6 +763,15 @@ class Builder {
     const uint32_t argc = null(args) ? 0 : named_count(args);
     const std::string* resolved_name = resolved(n);
     if (!method.empty()) {
+      // One of the file's methods (`this->sync()`, `logger.write(loss)`) is a helper like a
+      // free function, where Clang says which definition it is; by its qualified name, so no
+      // match by name applies to it. A model's forward() is model code, not a helper.
+      if (resolved_name != nullptr && method != "forward" &&
+          resolution_->definitions_of(ts_node_start_byte(n), ts_node_end_byte(n))) {
+        std::vector<std::string> arguments;
+        for (uint32_t i = 0; i < argc; ++i) arguments.push_back(root_name(named(args, i)));
+        pending_calls_.push_back({*resolved_name, span(n), scope_, std::move(arguments)});
+      }
       on_method_call(n, function, method, args, depth, resolved_name);
       return;
     }
