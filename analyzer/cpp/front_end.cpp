@@ -1127,7 +1127,7 @@ class Builder {
     if (resolution_ != nullptr && resolution_->callee(call.span.begin, call.span.end)) {
       if (const auto* definitions = resolution_->definitions_of(call.span.begin, call.span.end)) {
         for (uint32_t offset : *definitions) {
-          const int32_t function = function_at(offset);
+          const int32_t function = function_named_at(offset);
           if (function >= 0 && std::find(out.begin(), out.end(), function) == out.end())
             out.push_back(function);
         }
@@ -1140,18 +1140,14 @@ class Builder {
     return out;
   }
 
-  // The innermost function definition around `offset` (a method of a class local to a
-  // function is inside that function's span too).
-  int32_t function_at(uint32_t offset) const {
-    int32_t best = -1;
+  // The function whose declarator holds the name at `offset`. Its whole span would not do: a
+  // lambda's call operator is named inside the function that writes the lambda.
+  int32_t function_named_at(uint32_t offset) const {
     for (size_t i = 0; i < m_.functions.size(); ++i) {
-      const Span& s = m_.functions[i].span;
-      if (s.begin <= offset && offset < s.end &&
-          (best < 0 ||
-           s.end - s.begin < m_.functions[best].span.end - m_.functions[best].span.begin))
-        best = static_cast<int32_t>(i);
+      const Span& name = m_.functions[i].name_span;
+      if (name.begin <= offset && offset < name.end) return static_cast<int32_t>(i);
     }
-    return best;
+    return -1;
   }
 
   // `void fit(torch::nn::Linear& model, ...)` called as `fit(fc, ...)` with `fc` handed to an
