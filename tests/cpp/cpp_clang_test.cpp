@@ -83,6 +83,9 @@ void expect_markers(const fs::path& file, const LintResult& result) {
   for (const expect::Actual& a : match.unexpected)
     ADD_FAILURE() << file.string() << ":" << a.line << ":" << a.column << ": unexpected " << a.code
                   << ": " << a.message;
+  for (const expect::Expectation& e : match.now_reported)
+    ADD_FAILURE() << file.string() << ":" << e.line << ": " << e.code
+                  << " is found now; flip its known-miss marker to expect";
 }
 
 // Lints `files` in one run, as `gpulint` does (so files sharing a preamble share its PCH), with
