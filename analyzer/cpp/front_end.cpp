@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -74,6 +75,7 @@ class Builder {
   bool in_forward_ = false;
   bool in_output_ = false;
   bool in_move_ = false;  // inside the argument of `.to(...)`: that call reports the device
+  uint32_t open_statement_ = UINT32_MAX;  // the one-statement macro loop body being visited
   std::vector<LoopState> loop_stack_;
   // model_names_: called through `forward` or otherwise used as a model; trained_names_: also
   // handed to an optimizer or switched with train()/eval(), which makes it *the* model
@@ -292,7 +294,9 @@ class Builder {
       return;
     }
     std::string_view type = ts_node_type(n);
-    if (type == "comment") {
+    if (const MacroLoop* loop = macro_loop_statement(n)) {
+      on_macro_loop(n, *loop, depth);
+    } else if (type == "comment") {
       on_comment(n);
     } else if (type == "function_definition") {
       if (const MacroLoop* loop = macro_loop(field(n, "body"))) {
@@ -416,15 +420,12 @@ class Builder {
 
   // ---- loops and branches ---------------------------------------------------------------
 
-  // A loop spanning `whole` whose header ends at `header_end` (trailing whitespace dropped), and
-  // its scope, opened: the condition and header run per iteration too, so they belong to it.
-  LoopState open_loop(Span whole, uint32_t header_end) {
+  // A loop spanning `whole` with `header`, and its scope, opened: the condition and header run
+  // per iteration too, so they belong to it.
+  LoopState open_loop(Span whole, Span header) {
     Loop loop;
     loop.span = whole;
-    while (header_end > whole.begin &&
-           std::isspace(static_cast<unsigned char>(src_[header_end - 1])))
-      --header_end;
-    loop.header = {whole.begin, header_end};
+    loop.header = header;
     loop.function = function_;
     loop.never_step = in_forward_;
     const int32_t index = static_cast<int32_t>(m_.loops.size());
@@ -440,8 +441,11 @@ class Builder {
     TSNode body = field(n, "body");
     uint32_t header_end = null(body) ? ts_node_end_byte(n) : ts_node_start_byte(body);
     if (is(n, "do_statement")) header_end = ts_node_start_byte(n) + 2;
+    while (header_end > ts_node_start_byte(n) &&
+           std::isspace(static_cast<unsigned char>(src_[header_end - 1])))
+      --header_end;
     const ScopeId saved = scope_;
-    LoopState state = open_loop(span(n), header_end);
+    LoopState state = open_loop(span(n), {ts_node_start_byte(n), header_end});
     const int32_t index = state.loop;
     if (is(n, "for_range_loop")) {
       TSNode right = field(n, "right");
@@ -497,18 +501,34 @@ class Builder {
   const MacroLoop* macro_loop(TSNode block) const {
     if (resolution_ == nullptr || !is(block, "compound_statement")) return nullptr;
     auto it = resolution_->macro_loops.find(ts_node_start_byte(block));
-    return it == resolution_->macro_loops.end() ? nullptr : &it->second;
+    return it == resolution_->macro_loops.end() || !it->second.block ? nullptr : &it->second;
+  }
+
+  // `REPEAT(10) step();`: the invocation was blanked out before parsing (build_model), so the
+  // body reads as the statement it is, and Clang says a macro loops over it. The nodes inside
+  // that start where it does are not that body again.
+  const MacroLoop* macro_loop_statement(TSNode n) const {
+    if (resolution_ == nullptr || !ts_node_is_named(n) || ts_node_start_byte(n) == open_statement_)
+      return nullptr;
+    auto it = resolution_->macro_loops.find(ts_node_start_byte(n));
+    return it == resolution_->macro_loops.end() || it->second.block ? nullptr : &it->second;
   }
 
   void on_macro_loop(TSNode body, const MacroLoop& info, int depth) {
     const ScopeId saved = scope_;
-    LoopState state =
-        open_loop({std::min(info.header_begin, ts_node_start_byte(body)), ts_node_end_byte(body)},
-                  ts_node_start_byte(body));
+    LoopState state = open_loop({info.header_begin, ts_node_end_byte(body)},
+                                {info.header_begin, info.header_end});
     counter_names_.insert(info.counters.begin(), info.counters.end());
     note_iterated(state.loop, info.iterated, info.bound, state);
     loop_stack_.push_back(std::move(state));
-    visit_block(body, depth + 1);
+    if (info.block) {
+      visit_block(body, depth + 1);
+    } else {
+      const uint32_t saved_statement = open_statement_;
+      open_statement_ = ts_node_start_byte(body);
+      visit(body, depth + 1);
+      open_statement_ = saved_statement;
+    }
     loop_stack_.pop_back();
     scope_ = saved;
   }
@@ -1223,10 +1243,24 @@ std::string blank_export_macros(std::string_view text) {
   return out;
 }
 
+// `REPEAT(10) step();` is no C++ to tree-sitter, which may fold the invocation into the
+// statement; with the invocation blanked out (offsets kept) the statement parses as itself.
+void blank_macro_loop_headers(std::string& source, const Resolution* resolution) {
+  if (resolution == nullptr) return;
+  for (const auto& [body, loop] : resolution->macro_loops) {
+    if (loop.block || loop.header_end > source.size()) continue;
+    // Newlines stay, so the file's lines are the same to every later look at the text.
+    for (uint32_t i = loop.header_begin; i < loop.header_end; ++i) {
+      if (source[i] != '\n') source[i] = ' ';
+    }
+  }
+}
+
 }  // namespace
 
 StepModel build_model(std::string_view text, const Resolution* resolution) {
-  const std::string source = blank_export_macros(text);
+  std::string source = blank_export_macros(text);
+  blank_macro_loop_headers(source, resolution);
   Builder builder(source, resolution);
   StepModel model = builder.build();
   model.language = Language::Cpp;

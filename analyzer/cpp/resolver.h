@@ -14,10 +14,13 @@
 
 namespace gpulint::cpp {
 
-// A loop a macro writes around a block the file spells (`FOR_EACH_BATCH(batch, loader) {...}`):
-// tree-sitter sees a call and a block, Clang sees the loop.
+// A loop a macro writes around a body the file spells (`FOR_EACH_BATCH(batch, loader) {...}`,
+// `REPEAT(n) step();`): tree-sitter sees a call and a block (or a broken statement), Clang sees
+// the loop.
 struct MacroLoop {
   uint32_t header_begin = 0;          // where the macro's invocation starts
+  uint32_t header_end = 0;            // and where it ends
+  bool block = true;                  // the body is a `{...}` block, not one statement
   std::string iterated;               // the range-for's range, as a plain name; empty otherwise
   std::vector<std::string> bound;     // names the loop declares for each iteration
   std::vector<std::string> counters;  // names a `for` declares in its init
@@ -35,7 +38,8 @@ struct Resolution {
   std::unordered_map<uint64_t, std::vector<uint32_t>> definitions;
   std::string error;          // the first error Clang reported; empty when clean
   uint32_t error_offset = 0;  // where, when that is in the main file
-  // The byte offset of a macro-written loop's body (its `{`) in the main file -> the loop.
+  // The byte offset of a macro-written loop's body (its `{`, or its one statement's first
+  // byte) in the main file -> the loop.
   std::unordered_map<uint32_t, MacroLoop> macro_loops;
   bool shared_preamble = false;  // parsed on the run's PCH of its leading #include block
 

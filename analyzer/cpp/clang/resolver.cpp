@@ -224,19 +224,28 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
       offsets.push_back(offset);
   }
 
-  // A loop whose keyword comes from a macro's body and whose block the file spells after the
-  // invocation. A loop written whole in a macro, or in a macro's argument, is not one.
+  // A loop whose keyword comes from a macro's body and whose body the file spells after the
+  // invocation: a block, or one statement (which may itself be a macro's invocation, as a loop
+  // macro nested in another is). A loop written whole in a macro, or in a macro's argument, is
+  // not one.
   void note_macro_loop(const clang::Stmt* loop, const clang::Stmt* body, MacroLoop info) {
     const clang::SourceLocation keyword = loop->getBeginLoc();
-    if (!llvm::isa_and_nonnull<clang::CompoundStmt>(body) || !keyword.isMacroID() ||
-        sm_.isMacroArgExpansion(keyword))
-      return;
-    const clang::SourceLocation brace = body->getBeginLoc();
-    const clang::SourceLocation invocation = sm_.getExpansionLoc(keyword);
-    if (brace.isMacroID() || !sm_.isInMainFile(brace) || !sm_.isInMainFile(invocation)) return;
-    info.header_begin = sm_.getFileOffset(invocation);
+    if (body == nullptr || !keyword.isMacroID() || sm_.isMacroArgExpansion(keyword)) return;
+    info.block = llvm::isa<clang::CompoundStmt>(body);
+    const clang::SourceLocation start = body->getBeginLoc();
+    if (info.block && start.isMacroID()) return;
+    const clang::SourceLocation first = sm_.getExpansionLoc(start);
+    const clang::CharSourceRange invocation = sm_.getExpansionRange(keyword);
+    if (!sm_.isInMainFile(first) || !sm_.isInMainFile(invocation.getBegin())) return;
+    info.header_begin = sm_.getFileOffset(invocation.getBegin());
+    info.header_end = sm_.getFileOffset(invocation.getEnd()) +
+                      (invocation.isTokenRange()
+                           ? clang::Lexer::MeasureTokenLength(invocation.getEnd(), sm_, lang_)
+                           : 0);
+    const uint32_t at = sm_.getFileOffset(first);
+    if (at < info.header_end) return;
     // Template instantiations repeat the loop; the first stands.
-    out_.macro_loops.emplace(sm_.getFileOffset(brace), std::move(info));
+    out_.macro_loops.emplace(at, std::move(info));
   }
 
   // `loader`, `*loader`, `loader->begin()`'s receiver: the variable a range is taken from.
