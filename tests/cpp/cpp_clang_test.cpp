@@ -133,35 +133,51 @@ uint32_t line_of(const std::string& text, const std::string& needle) {
   return 1 + static_cast<uint32_t>(std::count(text.begin(), text.begin() + at, '\n'));
 }
 
-// A finding in a helper names the call that makes it per-step, whichever overload or template
-// Clang says that call reaches.
-TEST(CppClang, AFindingInAnOverloadOrTemplateNamesTheCallThatReachesIt) {
+// A finding in a helper names the call that makes it per-step, whichever overload, template or
+// method Clang says that call reaches.
+TEST(CppClang, AFindingInAnOverloadTemplateOrMethodNamesTheCallThatReachesIt) {
+  struct Case {
+    std::string finding;  // the text on the finding's line
+    std::string call;     // the text on the line of the call it must name
+  };
+  const std::vector<std::pair<std::string, std::vector<Case>>> fixtures = {
+      {"call_graph_templates_overloads.cpp",
+       {{"std::cout << loss.item<float>()", "log_step(model, loss);"},
+        {"return t.item<T>()", "peek<float>(loss)"},
+        {"float value = loss.item<float>();  // expect", "record(loss);"},
+        {"torch::cuda::synchronize();  // expect", "helpers::sync_now();"},
+        {"float v = value.item<float>();", "describe(loss);"}}},
+      {"call_graph_methods.cpp",
+       {{"float value = loss.item<float>();  // expect", "logger_.write(loss);"},
+        {"emptyCache();", "logger_.flush(loss);"},
+        {"torch::cuda::synchronize();", "this->sync();"},
+        {"std::cout << loss.item<float>()", "log_loss(loss);"}}}};
   TempDir dir;
-  const fs::path file = source_dir() / "fixtures/cpp/clang/call_graph_templates_overloads.cpp";
-  write_database(dir.path(), {file},
+  std::vector<fs::path> files;
+  for (const auto& [name, cases] : fixtures)
+    files.push_back(source_dir() / "fixtures/cpp/clang" / name);
+  write_database(dir.path(), files,
                  "-std=c++17 -I" + (source_dir() / "fixtures/cpp/include").string());
   DatabaseDir database(dir.path());
   LintOptions options;
   for (const Rule* rule : all_rules()) {
     if (rule->info.default_on) options.rules.push_back(rule);
   }
-  const LintResult result = lint_files({file.string()}, options);
-  const std::string text = read_file(file);
-  // (line of the finding, line of the call site it must name)
-  const std::vector<std::pair<uint32_t, uint32_t>> expected = {
-      {line_of(text, "std::cout << loss.item<float>()"), line_of(text, "log_step(model, loss);")},
-      {line_of(text, "return t.item<T>()"), line_of(text, "peek<float>(loss)")},
-      {line_of(text, "float value = loss.item<float>();  // expect"),
-       line_of(text, "record(loss);")},
-      {line_of(text, "torch::cuda::synchronize();"), line_of(text, "helpers::sync_now();")}};
-  for (const auto& [finding, call] : expected) {
-    SCOPED_TRACE("finding on line " + std::to_string(finding));
-    const auto d = std::find_if(
-        result.diagnostics.begin(), result.diagnostics.end(),
-        [&](const Diagnostic& d) { return d.code != "GL104" && d.location.start.line == finding; });
-    ASSERT_NE(d, result.diagnostics.end());
-    ASSERT_EQ(d->related.size(), 1u);
-    EXPECT_EQ(d->related.front().location.start.line, call);
+  const LintResult result = lint_files({files[0].string(), files[1].string()}, options);
+  for (size_t f = 0; f < files.size(); ++f) {
+    const std::string text = read_file(files[f]);
+    for (const Case& c : fixtures[f].second) {
+      SCOPED_TRACE(files[f].filename().string() + ": " + c.finding);
+      const uint32_t finding = line_of(text, c.finding), call = line_of(text, c.call);
+      const auto d = std::find_if(result.diagnostics.begin(), result.diagnostics.end(),
+                                  [&](const Diagnostic& d) {
+                                    return d.location.path == files[f].string() &&
+                                           d.code != "GL104" && d.location.start.line == finding;
+                                  });
+      ASSERT_NE(d, result.diagnostics.end());
+      ASSERT_EQ(d->related.size(), 1u);
+      EXPECT_EQ(d->related.front().location.start.line, call);
+    }
   }
 }
 
