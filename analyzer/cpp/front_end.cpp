@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -74,6 +75,7 @@ class Builder {
   bool in_forward_ = false;
   bool in_output_ = false;
   bool in_move_ = false;  // inside the argument of `.to(...)`: that call reports the device
+  uint32_t open_statement_ = UINT32_MAX;  // the one-statement macro loop body being visited
   std::vector<LoopState> loop_stack_;
   // model_names_: called through `forward` or otherwise used as a model; trained_names_: also
   // handed to an optimizer or switched with train()/eval(), which makes it *the* model
@@ -292,7 +294,9 @@ class Builder {
       return;
     }
     std::string_view type = ts_node_type(n);
-    if (type == "comment") {
+    if (const MacroLoop* loop = macro_loop_statement(n)) {
+      on_macro_loop(n, *loop, depth);
+    } else if (type == "comment") {
       on_comment(n);
     } else if (type == "function_definition") {
       if (const MacroLoop* loop = macro_loop(field(n, "body"))) {
@@ -416,15 +420,12 @@ class Builder {
 
   // ---- loops and branches ---------------------------------------------------------------
 
-  // A loop spanning `whole` whose header ends at `header_end` (trailing whitespace dropped), and
-  // its scope, opened: the condition and header run per iteration too, so they belong to it.
-  LoopState open_loop(Span whole, uint32_t header_end) {
+  // A loop spanning `whole` with `header`, and its scope, opened: the condition and header run
+  // per iteration too, so they belong to it.
+  LoopState open_loop(Span whole, Span header) {
     Loop loop;
     loop.span = whole;
-    while (header_end > whole.begin &&
-           std::isspace(static_cast<unsigned char>(src_[header_end - 1])))
-      --header_end;
-    loop.header = {whole.begin, header_end};
+    loop.header = header;
     loop.function = function_;
     loop.never_step = in_forward_;
     const int32_t index = static_cast<int32_t>(m_.loops.size());
@@ -440,8 +441,11 @@ class Builder {
     TSNode body = field(n, "body");
     uint32_t header_end = null(body) ? ts_node_end_byte(n) : ts_node_start_byte(body);
     if (is(n, "do_statement")) header_end = ts_node_start_byte(n) + 2;
+    while (header_end > ts_node_start_byte(n) &&
+           std::isspace(static_cast<unsigned char>(src_[header_end - 1])))
+      --header_end;
     const ScopeId saved = scope_;
-    LoopState state = open_loop(span(n), header_end);
+    LoopState state = open_loop(span(n), {ts_node_start_byte(n), header_end});
     const int32_t index = state.loop;
     if (is(n, "for_range_loop")) {
       TSNode right = field(n, "right");
@@ -497,18 +501,34 @@ class Builder {
   const MacroLoop* macro_loop(TSNode block) const {
     if (resolution_ == nullptr || !is(block, "compound_statement")) return nullptr;
     auto it = resolution_->macro_loops.find(ts_node_start_byte(block));
-    return it == resolution_->macro_loops.end() ? nullptr : &it->second;
+    return it == resolution_->macro_loops.end() || !it->second.block ? nullptr : &it->second;
+  }
+
+  // `REPEAT(10) step();`: the invocation was blanked out before parsing (build_model), so the
+  // body reads as the statement it is, and Clang says a macro loops over it. The nodes inside
+  // that start where it does are not that body again.
+  const MacroLoop* macro_loop_statement(TSNode n) const {
+    if (resolution_ == nullptr || !ts_node_is_named(n) || ts_node_start_byte(n) == open_statement_)
+      return nullptr;
+    auto it = resolution_->macro_loops.find(ts_node_start_byte(n));
+    return it == resolution_->macro_loops.end() || it->second.block ? nullptr : &it->second;
   }
 
   void on_macro_loop(TSNode body, const MacroLoop& info, int depth) {
     const ScopeId saved = scope_;
-    LoopState state =
-        open_loop({std::min(info.header_begin, ts_node_start_byte(body)), ts_node_end_byte(body)},
-                  ts_node_start_byte(body));
+    LoopState state = open_loop({info.header_begin, ts_node_end_byte(body)},
+                                {info.header_begin, info.header_end});
     counter_names_.insert(info.counters.begin(), info.counters.end());
     note_iterated(state.loop, info.iterated, info.bound, state);
     loop_stack_.push_back(std::move(state));
-    visit_block(body, depth + 1);
+    if (info.block) {
+      visit_block(body, depth + 1);
+    } else {
+      const uint32_t saved_statement = open_statement_;
+      open_statement_ = ts_node_start_byte(body);
+      visit(body, depth + 1);
+      open_statement_ = saved_statement;
+    }
     loop_stack_.pop_back();
     scope_ = saved;
   }
@@ -763,6 +783,15 @@ class Builder {
     const uint32_t argc = null(args) ? 0 : named_count(args);
     const std::string* resolved_name = resolved(n);
     if (!method.empty()) {
+      // One of the file's methods (`this->sync()`, `logger.write(loss)`) is a helper like a
+      // free function, where Clang says which definition it is; by its qualified name, so no
+      // match by name applies to it. A model's forward() is model code, not a helper.
+      if (resolved_name != nullptr && method != "forward" &&
+          resolution_->definitions_of(ts_node_start_byte(n), ts_node_end_byte(n))) {
+        std::vector<std::string> arguments;
+        for (uint32_t i = 0; i < argc; ++i) arguments.push_back(root_name(named(args, i)));
+        pending_calls_.push_back({*resolved_name, span(n), scope_, std::move(arguments)});
+      }
       on_method_call(n, function, method, args, depth, resolved_name);
       return;
     }
@@ -787,7 +816,7 @@ class Builder {
         text(named(args, 1)) == "\"1\"") {
       add_api(ApiKind::LaunchBlocking, n, compact(n));
     }
-    if (!spelled.empty() && spelled.find("::") == std::string::npos) {
+    if (!spelled.empty()) {
       std::vector<std::string> arguments;
       for (uint32_t i = 0; i < argc; ++i) arguments.push_back(root_name(named(args, i)));
       pending_calls_.push_back({spelled, span(n), scope_, std::move(arguments)});
@@ -1074,11 +1103,10 @@ class Builder {
       m_.scopes[scope].guard = classify_guard(condition);
     note_models_passed_in();
     for (const PendingCall& call : pending_calls_) {
-      if (auto it = function_by_name_.find(call.callee); it != function_by_name_.end()) {
-        m_.calls.push_back({it->second, call.span, call.scope});
-      } else if (!call.arguments.empty() && model_names_.count(call.callee)) {
+      const std::vector<int32_t> callees = functions_called(call);
+      for (int32_t callee : callees) m_.calls.push_back({callee, call.span, call.scope});
+      if (callees.empty() && !call.arguments.empty() && model_names_.count(call.callee))
         m_.events.push_back({StepEventKind::ModelCall, call.span, call.scope, call.callee});
-      }
     }
     std::sort(m_.syncs.begin(), m_.syncs.end(),
               [](const HostSync& a, const HostSync& b) { return a.span.begin < b.span.begin; });
@@ -1108,6 +1136,38 @@ class Builder {
       m_.models.push_back(std::move(model));
     }
     m_.classify();
+  }
+
+  // The file's functions a call reaches. Clang, when it resolved the call, says which
+  // definition: the overload the arguments pick, the template an instantiation comes from, a
+  // helper named through its namespace, or none of the file's. By syntax a plain name reaches
+  // the file's first function of that name.
+  std::vector<int32_t> functions_called(const PendingCall& call) const {
+    std::vector<int32_t> out;
+    if (resolution_ != nullptr && resolution_->callee(call.span.begin, call.span.end)) {
+      if (const auto* definitions = resolution_->definitions_of(call.span.begin, call.span.end)) {
+        for (uint32_t offset : *definitions) {
+          const int32_t function = function_named_at(offset);
+          if (function >= 0 && std::find(out.begin(), out.end(), function) == out.end())
+            out.push_back(function);
+        }
+      }
+      return out;
+    }
+    if (call.callee.find("::") != std::string::npos) return out;
+    if (auto it = function_by_name_.find(call.callee); it != function_by_name_.end())
+      out.push_back(it->second);
+    return out;
+  }
+
+  // The function whose declarator holds the name at `offset`. Its whole span would not do: a
+  // lambda's call operator is named inside the function that writes the lambda.
+  int32_t function_named_at(uint32_t offset) const {
+    for (size_t i = 0; i < m_.functions.size(); ++i) {
+      const Span& name = m_.functions[i].name_span;
+      if (name.begin <= offset && offset < name.end) return static_cast<int32_t>(i);
+    }
+    return -1;
   }
 
   // `void fit(torch::nn::Linear& model, ...)` called as `fit(fc, ...)` with `fc` handed to an
@@ -1183,10 +1243,24 @@ std::string blank_export_macros(std::string_view text) {
   return out;
 }
 
+// `REPEAT(10) step();` is no C++ to tree-sitter, which may fold the invocation into the
+// statement; with the invocation blanked out (offsets kept) the statement parses as itself.
+void blank_macro_loop_headers(std::string& source, const Resolution* resolution) {
+  if (resolution == nullptr) return;
+  for (const auto& [body, loop] : resolution->macro_loops) {
+    if (loop.block || loop.header_end > source.size()) continue;
+    // Newlines stay, so the file's lines are the same to every later look at the text.
+    for (uint32_t i = loop.header_begin; i < loop.header_end; ++i) {
+      if (source[i] != '\n') source[i] = ' ';
+    }
+  }
+}
+
 }  // namespace
 
 StepModel build_model(std::string_view text, const Resolution* resolution) {
-  const std::string source = blank_export_macros(text);
+  std::string source = blank_export_macros(text);
+  blank_macro_loop_headers(source, resolution);
   Builder builder(source, resolution);
   StepModel model = builder.build();
   model.language = Language::Cpp;

@@ -14,10 +14,13 @@
 
 namespace gpulint::cpp {
 
-// A loop a macro writes around a block the file spells (`FOR_EACH_BATCH(batch, loader) {...}`):
-// tree-sitter sees a call and a block, Clang sees the loop.
+// A loop a macro writes around a body the file spells (`FOR_EACH_BATCH(batch, loader) {...}`,
+// `REPEAT(n) step();`): tree-sitter sees a call and a block (or a broken statement), Clang sees
+// the loop.
 struct MacroLoop {
   uint32_t header_begin = 0;          // where the macro's invocation starts
+  uint32_t header_end = 0;            // and where it ends
+  bool block = true;                  // the body is a `{...}` block, not one statement
   std::string iterated;               // the range-for's range, as a plain name; empty otherwise
   std::vector<std::string> bound;     // names the loop declares for each iteration
   std::vector<std::string> counters;  // names a `for` declares in its init
@@ -28,9 +31,15 @@ struct Resolution {
   // (`at::Tensor::item`, `torch::cuda::synchronize`). A call written in a macro's body is keyed
   // by the macro invocation; one in a macro argument by where it is spelt.
   std::unordered_map<uint64_t, std::string> callees;
+  // The same calls -> where the name of each function definition they call is, in the main
+  // file: a template's, for a call of one of its instantiations (several when instantiations
+  // of the caller pick different overloads). A call Clang resolved to a function defined
+  // elsewhere has none.
+  std::unordered_map<uint64_t, std::vector<uint32_t>> definitions;
   std::string error;          // the first error Clang reported; empty when clean
   uint32_t error_offset = 0;  // where, when that is in the main file
-  // The byte offset of a macro-written loop's body (its `{`) in the main file -> the loop.
+  // The byte offset of a macro-written loop's body (its `{`, or its one statement's first
+  // byte) in the main file -> the loop.
   std::unordered_map<uint32_t, MacroLoop> macro_loops;
   bool shared_preamble = false;  // parsed on the run's PCH of its leading #include block
 
@@ -38,6 +47,10 @@ struct Resolution {
   const std::string* callee(uint32_t begin, uint32_t end) const {
     auto it = callees.find(key(begin, end));
     return it == callees.end() ? nullptr : &it->second;
+  }
+  const std::vector<uint32_t>* definitions_of(uint32_t begin, uint32_t end) const {
+    auto it = definitions.find(key(begin, end));
+    return it == definitions.end() ? nullptr : &it->second;
   }
 };
 

@@ -83,6 +83,9 @@ void expect_markers(const fs::path& file, const LintResult& result) {
   for (const expect::Actual& a : match.unexpected)
     ADD_FAILURE() << file.string() << ":" << a.line << ":" << a.column << ": unexpected " << a.code
                   << ": " << a.message;
+  for (const expect::Expectation& e : match.now_reported)
+    ADD_FAILURE() << file.string() << ":" << e.line << ": " << e.code
+                  << " is found now; flip its known-miss marker to expect";
 }
 
 // Lints `files` in one run, as `gpulint` does (so files sharing a preamble share its PCH), with
@@ -121,6 +124,61 @@ TEST(CppClang, MockHeaderFixturesMatchTheirMarkers) {
                  "-std=c++17 -I" + (source_dir() / "fixtures/cpp/include").string());
   DatabaseDir database(dir.path());
   expect_markers(files);
+}
+
+// The 1-based line of the first occurrence of `needle` in `text`.
+uint32_t line_of(const std::string& text, const std::string& needle) {
+  const size_t at = text.find(needle);
+  EXPECT_NE(at, std::string::npos) << needle;
+  return 1 + static_cast<uint32_t>(std::count(text.begin(), text.begin() + at, '\n'));
+}
+
+// A finding in a helper names the call that makes it per-step, whichever overload, template or
+// method Clang says that call reaches.
+TEST(CppClang, AFindingInAnOverloadTemplateOrMethodNamesTheCallThatReachesIt) {
+  struct Case {
+    std::string finding;  // the text on the finding's line
+    std::string call;     // the text on the line of the call it must name
+  };
+  const std::vector<std::pair<std::string, std::vector<Case>>> fixtures = {
+      {"call_graph_templates_overloads.cpp",
+       {{"std::cout << loss.item<float>()", "log_step(model, loss);"},
+        {"return t.item<T>()", "peek<float>(loss)"},
+        {"float value = loss.item<float>();  // expect", "record(loss);"},
+        {"torch::cuda::synchronize();  // expect", "helpers::sync_now();"},
+        {"float v = value.item<float>();", "describe(loss);"}}},
+      {"call_graph_methods.cpp",
+       {{"float value = loss.item<float>();  // expect", "logger_.write(loss);"},
+        {"emptyCache();", "logger_.flush(loss);"},
+        {"torch::cuda::synchronize();", "this->sync();"},
+        {"std::cout << loss.item<float>()", "log_loss(loss);"}}}};
+  TempDir dir;
+  std::vector<fs::path> files;
+  for (const auto& [name, cases] : fixtures)
+    files.push_back(source_dir() / "fixtures/cpp/clang" / name);
+  write_database(dir.path(), files,
+                 "-std=c++17 -I" + (source_dir() / "fixtures/cpp/include").string());
+  DatabaseDir database(dir.path());
+  LintOptions options;
+  for (const Rule* rule : all_rules()) {
+    if (rule->info.default_on) options.rules.push_back(rule);
+  }
+  const LintResult result = lint_files({files[0].string(), files[1].string()}, options);
+  for (size_t f = 0; f < files.size(); ++f) {
+    const std::string text = read_file(files[f]);
+    for (const Case& c : fixtures[f].second) {
+      SCOPED_TRACE(files[f].filename().string() + ": " + c.finding);
+      const uint32_t finding = line_of(text, c.finding), call = line_of(text, c.call);
+      const auto d = std::find_if(result.diagnostics.begin(), result.diagnostics.end(),
+                                  [&](const Diagnostic& d) {
+                                    return d.location.path == files[f].string() &&
+                                           d.code != "GL104" && d.location.start.line == finding;
+                                  });
+      ASSERT_NE(d, result.diagnostics.end());
+      ASSERT_EQ(d->related.size(), 1u);
+      EXPECT_EQ(d->related.front().location.start.line, call);
+    }
+  }
 }
 
 // Copies `fixture` into `dir` under `count` names, listed in a compile database there.

@@ -3,13 +3,15 @@
 #include <clang/Basic/FileManager.h>
 #include <clang/Frontend/FrontendActions.h>
 #include <clang/Tooling/Tooling.h>
-#include <unistd.h>
+
+#include "analyzer/cpp/clang/run_directory.h"
 
 #include <algorithm>
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
 
@@ -47,13 +49,9 @@ struct Entry {
 
 class Preambles {
  public:
-  ~Preambles() {
-    std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);
-  }
-
   void expect(const std::string& key) {
     std::lock_guard<std::mutex> lock(mutex_);
+    sweep();
     ++entries_[key].expected;
   }
 
@@ -65,6 +63,7 @@ class Preambles {
   std::string get(const std::string& key, const std::string& block,
                   const std::vector<std::string>& arguments, const std::string& file) {
     std::unique_lock<std::mutex> lock(mutex_);
+    sweep();
     Entry& entry = entries_[key];
     ++entry.uses;
     // A block shared by announced files is built by the first of them, so none parses it
@@ -77,12 +76,8 @@ class Preambles {
     }
     entry.started = true;
     const size_t index = entries_.size();
-    if (dir_.empty()) {
-      std::error_code ec;
-      dir_ = fs::temp_directory_path(ec) / ("gpulint-preamble-" + std::to_string(getpid()));
-      fs::create_directories(dir_, ec);
-    }
-    const fs::path dir = dir_;
+    if (!dir_) dir_ = std::make_unique<RunDirectory>(temp_);
+    const fs::path dir = dir_->path();
     lock.unlock();
     const std::string pch = build(dir, index, block, arguments, file);
     lock.lock();
@@ -93,8 +88,20 @@ class Preambles {
   }
 
  private:
+  // What runs that ended without removing their PCHs (killed, crashed) left is removed by the
+  // next one that gives Clang a file with a leading #include block, once a process.
+  void sweep() {
+    if (swept_) return;
+    swept_ = true;
+    std::error_code ec;
+    temp_ = fs::temp_directory_path(ec);
+    if (ec) temp_.clear();
+    if (!temp_.empty()) remove_ended_run_directories(temp_);
+  }
+
   static std::string build(const fs::path& dir, size_t index, const std::string& block,
                            const std::vector<std::string>& arguments, const std::string& file) {
+    if (dir.empty()) return {};
     const fs::path header = dir / ("preamble-" + std::to_string(index) + ".h");
     const fs::path pch = dir / ("preamble-" + std::to_string(index) + ".pch");
     {
@@ -134,7 +141,9 @@ class Preambles {
   std::mutex mutex_;
   std::condition_variable built_;
   std::map<std::string, Entry> entries_;
-  fs::path dir_;
+  bool swept_ = false;
+  fs::path temp_;
+  std::unique_ptr<RunDirectory> dir_;
 };
 
 Preambles& preambles() {

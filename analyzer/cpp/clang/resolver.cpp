@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -203,23 +204,48 @@ class Collector : public clang::RecursiveASTVisitor<Collector> {
     if (e <= b) return true;
     // Template instantiations repeat a call; the first resolution stands.
     out_.callees.emplace(Resolution::key(b, e), callee->getQualifiedNameAsString());
+    note_definition(Resolution::key(b, e), callee);
     return true;
   }
 
  private:
-  // A loop whose keyword comes from a macro's body and whose block the file spells after the
-  // invocation. A loop written whole in a macro, or in a macro's argument, is not one.
+  // The step model's functions are the file's definitions, templates included, so a call of an
+  // instantiation is a call of the template it came from.
+  void note_definition(uint64_t call, const clang::FunctionDecl* callee) {
+    if (const clang::FunctionDecl* pattern = callee->getTemplateInstantiationPattern())
+      callee = pattern;
+    const clang::FunctionDecl* definition = callee->getDefinition();
+    if (definition == nullptr) return;
+    const clang::SourceLocation name = sm_.getExpansionLoc(definition->getLocation());
+    if (!sm_.isInMainFile(name)) return;
+    std::vector<uint32_t>& offsets = out_.definitions[call];
+    const uint32_t offset = sm_.getFileOffset(name);
+    if (std::find(offsets.begin(), offsets.end(), offset) == offsets.end())
+      offsets.push_back(offset);
+  }
+
+  // A loop whose keyword comes from a macro's body and whose body the file spells after the
+  // invocation: a block, or one statement (which may itself be a macro's invocation, as a loop
+  // macro nested in another is). A loop written whole in a macro, or in a macro's argument, is
+  // not one.
   void note_macro_loop(const clang::Stmt* loop, const clang::Stmt* body, MacroLoop info) {
     const clang::SourceLocation keyword = loop->getBeginLoc();
-    if (!llvm::isa_and_nonnull<clang::CompoundStmt>(body) || !keyword.isMacroID() ||
-        sm_.isMacroArgExpansion(keyword))
-      return;
-    const clang::SourceLocation brace = body->getBeginLoc();
-    const clang::SourceLocation invocation = sm_.getExpansionLoc(keyword);
-    if (brace.isMacroID() || !sm_.isInMainFile(brace) || !sm_.isInMainFile(invocation)) return;
-    info.header_begin = sm_.getFileOffset(invocation);
+    if (body == nullptr || !keyword.isMacroID() || sm_.isMacroArgExpansion(keyword)) return;
+    info.block = llvm::isa<clang::CompoundStmt>(body);
+    const clang::SourceLocation start = body->getBeginLoc();
+    if (info.block && start.isMacroID()) return;
+    const clang::SourceLocation first = sm_.getExpansionLoc(start);
+    const clang::CharSourceRange invocation = sm_.getExpansionRange(keyword);
+    if (!sm_.isInMainFile(first) || !sm_.isInMainFile(invocation.getBegin())) return;
+    info.header_begin = sm_.getFileOffset(invocation.getBegin());
+    info.header_end = sm_.getFileOffset(invocation.getEnd()) +
+                      (invocation.isTokenRange()
+                           ? clang::Lexer::MeasureTokenLength(invocation.getEnd(), sm_, lang_)
+                           : 0);
+    const uint32_t at = sm_.getFileOffset(first);
+    if (at < info.header_end) return;
     // Template instantiations repeat the loop; the first stands.
-    out_.macro_loops.emplace(sm_.getFileOffset(brace), std::move(info));
+    out_.macro_loops.emplace(at, std::move(info));
   }
 
   // `loader`, `*loader`, `loader->begin()`'s receiver: the variable a range is taken from.
