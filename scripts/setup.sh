@@ -12,7 +12,7 @@ packages=(
   nodejs npm openssl ca-certificates git
   libfmt-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libgit2-dev pkgconf
+  libgit2-dev pkgconf libjemalloc-dev
   clang-14 libclang-rt-14-dev
   libclang-14-dev libclang-cpp14-dev llvm-14-dev libtorch-dev
   python3 pre-commit
