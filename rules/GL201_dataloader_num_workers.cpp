@@ -5,8 +5,10 @@ namespace {
 
 constexpr std::string_view kDocs = R"md(## What it does
 Flags a `DataLoader` that feeds a training file's step loops (or a framework trainer) with
-`num_workers` absent or `0`. Values gpulint cannot resolve (`num_workers=args.workers`) stay
-silent.
+`num_workers` absent or `0`. Literals resolve, and so do module constants (`WORKERS = 0`),
+class-level constants of a top-level class (`CFG.num_workers` after `class CFG: num_workers =
+0`) and `**dict(...)` options. Values gpulint cannot resolve (`num_workers=args.workers`, a
+class constant some function reassigns) stay silent.
 
 ## Why is this bad
 With no workers, loading, decoding and augmentation run in the training process between

@@ -584,6 +584,13 @@ class Builder {
     if (!null(def)) visit(def, depth + 1);
   }
 
+  // In the body of a class defined at the module's top level.
+  bool top_level_class() const {
+    const Scope& scope = m_.scopes[scope_];
+    return !class_name_.empty() && scope.kind == ScopeKind::Class && scope.parent != kNoScope &&
+           m_.scopes[scope.parent].kind == ScopeKind::Module;
+  }
+
   void on_class(Node n, int depth) {
     note_comments(n);
     std::string saved_name = class_name_, saved_bases = class_bases_;
@@ -705,6 +712,13 @@ class Builder {
   }
 
   // Links a loop to the loaders its iterable reads.
+  // The loader a name holds, directly or as `iter(loader)`; null for none.
+  const int32_t* loader_named(std::string_view name) const {
+    if (auto it = loader_names_.find(name); it != loader_names_.end()) return &it->second;
+    if (auto it = loader_iter_names_.find(name); it != loader_iter_names_.end()) return &it->second;
+    return nullptr;
+  }
+
   void note_iterable(int32_t loop, Node iterable) {
     std::string_view t = text(iterable);
     if (is_module_container_iter(t)) {
@@ -717,10 +731,8 @@ class Builder {
     for (const std::string& name : names) {
       if (auto result = call_results_.find(name); result != call_results_.end())
         iterated_call_results_.emplace_back(result->second, loop);
-      auto it = loader_names_.find(name);
-      if (it == loader_names_.end()) it = loader_iter_names_.find(name);
-      if (it != loader_iter_names_.end() && it != loader_names_.end()) {
-        link_loader(loop, it->second);
+      if (const int32_t* loader = loader_named(name)) {
+        link_loader(loop, *loader);
       } else if (looks_like_loader(name)) {
         m_.loops[loop].iterates_loader = true;
       }
@@ -1046,6 +1058,10 @@ class Builder {
     }
     if (contains_text(value, "autocast")) autocast_names_.insert(name);
 
+    if (!is(value, s_.call)) {
+      // `meter = None` after `meter = Meter()`: the name no longer holds what the call returned.
+      for (const std::string& t : names) call_results_.erase(t);
+    }
     if (is(value, s_.call)) {
       std::string callee = callee_name(value);
       std::string_view tail = last_component(callee);
@@ -1143,9 +1159,17 @@ class Builder {
       if (model_names_.count(source)) model_names_.insert(name);
     }
 
-    if (single && (is(value, s_.integer) || is(value, s_.true_) || is(value, s_.false_)) &&
-        m_.scopes[scope_].kind == ScopeKind::Module) {
+    const bool literal = is(value, s_.integer) || is(value, s_.true_) || is(value, s_.false_);
+    if (single && literal && m_.scopes[scope_].kind == ScopeKind::Module) {
       constants_[name] = literal_number(value);
+    } else if (single && literal && top_level_class()) {
+      // `class CFG: num_workers = 0`, read as `CFG.num_workers`.
+      constants_[class_name_ + "." + name] = literal_number(value);
+    } else if (m_.scopes[scope_].kind != ScopeKind::Module) {
+      // `CFG.num_workers = args.workers` in main(): the class's value no longer holds.
+      for (const std::string& t : names) {
+        if (t.find('.') != std::string::npos) constants_.erase(t);
+      }
     }
     if (single &&
         (is(value, s_.dictionary) || (is(value, s_.call) && callee_name(value) == "dict") ||
