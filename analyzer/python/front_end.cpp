@@ -251,7 +251,7 @@ class Builder {
   // def f(): return train, val
   NameMap<std::vector<int32_t>> tuple_loader_functions_;
   const Inbound& inbound_;
-  NameMap<int64_t> constants_;                         // module-level NAME = literal
+  NameMap<int64_t> constants_;  // NAME = literal at module level, Class.NAME in a class body
   NameMap<std::vector<std::pair<Node, bool>>> dicts_;  // kwargs dicts
   NameMap<int32_t> function_by_name_;                  // `f` or `Class.f`
   std::vector<PendingCall> pending_calls_;
@@ -711,7 +711,6 @@ class Builder {
     }
   }
 
-  // Links a loop to the loaders its iterable reads.
   // The loader a name holds, directly or as `iter(loader)`; null for none.
   const int32_t* loader_named(std::string_view name) const {
     if (auto it = loader_names_.find(name); it != loader_names_.end()) return &it->second;
@@ -719,6 +718,7 @@ class Builder {
     return nullptr;
   }
 
+  // Links a loop to the loaders its iterable reads.
   void note_iterable(int32_t loop, Node iterable) {
     std::string_view t = text(iterable);
     if (is_module_container_iter(t)) {
