@@ -253,7 +253,8 @@ class Builder {
   const Inbound& inbound_;
   NameMap<int64_t> constants_;  // NAME = literal at module level, Class.NAME in a class body
   NameMap<std::vector<std::pair<Node, bool>>> dicts_;  // kwargs dicts
-  NameMap<int32_t> function_by_name_;                  // `f` or `Class.f`
+  NameMap<size_t> import_by_local_;    // the last import binding each name: m_.imports index
+  NameMap<int32_t> function_by_name_;  // `f` or `Class.f`
   std::vector<PendingCall> pending_calls_;
   std::vector<PendingCall> pending_dotted_calls_;  // `engine.step(...)`: maybe an imported module
   NameMap<std::string> call_results_;              // `x = f(...)`: x -> f
@@ -511,6 +512,7 @@ class Builder {
       }
       if (module == "torch.cuda.amp" || module == "torch.cpu.amp")
         deprecated_amp_names_.insert(imp.local);
+      import_by_local_[imp.local] = m_.imports.size();
       m_.imports.push_back(std::move(imp));
     }
   }
@@ -2115,20 +2117,18 @@ class Builder {
   std::optional<std::pair<std::string, std::string>> imported_target(
       const std::string& callee) const {
     const size_t dot = callee.find('.');
-    const std::string head = callee.substr(0, dot);
-    for (auto it = m_.imports.rbegin(); it != m_.imports.rend(); ++it) {
-      if (it->local != head) continue;
-      if (dot == std::string::npos) {
-        if (it->symbol.empty()) return std::nullopt;  // `import f; f()`: a module is not called
-        return std::make_pair(it->module, it->symbol);
-      }
-      std::string module = it->module;
-      if (!it->symbol.empty()) module += (module.ends_with('.') ? "" : ".") + it->symbol;
-      const size_t last = callee.rfind('.');
-      if (last > dot) module += callee.substr(dot, last - dot);
-      return std::make_pair(module, callee.substr(last + 1));
+    const auto found = import_by_local_.find(std::string_view(callee).substr(0, dot));
+    if (found == import_by_local_.end()) return std::nullopt;
+    const Import& imp = m_.imports[found->second];
+    if (dot == std::string::npos) {
+      if (imp.symbol.empty()) return std::nullopt;  // `import f; f()`: a module is not called
+      return std::make_pair(imp.module, imp.symbol);
     }
-    return std::nullopt;
+    std::string module = imp.module;
+    if (!imp.symbol.empty()) module += (module.ends_with('.') ? "" : ".") + imp.symbol;
+    const size_t last = callee.rfind('.');
+    if (last > dot) module += callee.substr(dot, last - dot);
+    return std::make_pair(module, callee.substr(last + 1));
   }
 
   void finish() {
