@@ -173,6 +173,14 @@ class Builder {
     return {};
   }
 
+  // A call to resolve against the file's functions once they are all known, with the variable
+  // each argument starts from.
+  void add_pending_call(const std::string& callee, TSNode call, TSNode args, uint32_t argc) {
+    std::vector<std::string> arguments;
+    for (uint32_t i = 0; i < argc; ++i) arguments.push_back(root_name(named(args, i)));
+    pending_calls_.push_back({callee, span(call), scope_, std::move(arguments)});
+  }
+
   bool contains(TSNode n, std::string_view needle) const {
     return text(n).find(needle) != std::string_view::npos;
   }
@@ -788,9 +796,7 @@ class Builder {
       // match by name applies to it. A model's forward() is model code, not a helper.
       if (resolved_name != nullptr && method != "forward" &&
           resolution_->definitions_of(ts_node_start_byte(n), ts_node_end_byte(n))) {
-        std::vector<std::string> arguments;
-        for (uint32_t i = 0; i < argc; ++i) arguments.push_back(root_name(named(args, i)));
-        pending_calls_.push_back({*resolved_name, span(n), scope_, std::move(arguments)});
+        add_pending_call(*resolved_name, n, args, argc);
       }
       on_method_call(n, function, method, args, depth, resolved_name);
       return;
@@ -816,11 +822,7 @@ class Builder {
         text(named(args, 1)) == "\"1\"") {
       add_api(ApiKind::LaunchBlocking, n, compact(n));
     }
-    if (!spelled.empty()) {
-      std::vector<std::string> arguments;
-      for (uint32_t i = 0; i < argc; ++i) arguments.push_back(root_name(named(args, i)));
-      pending_calls_.push_back({spelled, span(n), scope_, std::move(arguments)});
-    }
+    if (!spelled.empty()) add_pending_call(spelled, n, args, argc);
     if (argc > 0 &&
         (model_names_.count(spelled) || loss_names_.count(spelled) || is_loss_function(callee)))
       note_model_inputs(args, spelled);
