@@ -20,10 +20,26 @@ inline SyntaxTree parse_tree(const TSLanguage* language, std::string_view text) 
   struct ParserDeleter {
     void operator()(TSParser* parser) const { ts_parser_delete(parser); }
   };
-  std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
-  ts_parser_set_language(parser.get(), language);
-  return SyntaxTree(ts_parser_parse_string(parser.get(), nullptr, text.data(),
-                                           static_cast<uint32_t>(text.size())));
+  // One parser per thread and language, kept between files: a new one would allocate its stack
+  // and node pools again, cold, for every file (measured: the parse ran ~5% slower than the
+  // same parse with a kept parser, the parse-only floor's way).
+  struct KeptParser {
+    const TSLanguage* language = nullptr;
+    std::unique_ptr<TSParser, ParserDeleter> parser;
+  };
+  thread_local KeptParser kept[2];
+  KeptParser* slot =
+      kept[0].language == language || kept[0].language == nullptr ? &kept[0] : &kept[1];
+  if (slot->language != language) {
+    if (!slot->parser) slot->parser.reset(ts_parser_new());
+    ts_parser_set_language(slot->parser.get(), language);
+    slot->language = language;
+  }
+  TSTree* tree = ts_parser_parse_string(slot->parser.get(), nullptr, text.data(),
+                                        static_cast<uint32_t>(text.size()));
+  // A parse that gave up leaves its state behind, which the next file must not resume.
+  if (tree == nullptr) ts_parser_reset(slot->parser.get());
+  return SyntaxTree(tree);
 }
 
 }  // namespace gpulint

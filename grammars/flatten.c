@@ -15,12 +15,13 @@ typedef struct {
   uint32_t child, structural_child; /* the next child; structural ones exclude extras */
   uint32_t position;                /* start byte of the next child */
   uint32_t visible_parent;
+  uint32_t owner;            /* the frame of visible_parent, which holds its last child */
+  uint32_t last_child;       /* of this frame's own node, when it is visible */
   TSFieldId inherited_field; /* a hidden subtree's own field, which its children fill */
 } Frame;
 
 typedef struct {
   GpulintFlatNode* nodes;
-  uint32_t* last_child; /* per node, while its children are being emitted */
   uint32_t size, capacity;
   Frame* frames;
   uint32_t depth, frame_capacity;
@@ -30,15 +31,15 @@ static bool grow(Walk* w, uint32_t capacity) {
   GpulintFlatNode* nodes = realloc(w->nodes, capacity * sizeof *nodes);
   if (!nodes) return false;
   w->nodes = nodes;
-  uint32_t* last = realloc(w->last_child, capacity * sizeof *last);
-  if (!last) return false;
-  w->last_child = last;
   w->capacity = capacity;
   return true;
 }
 
+/* `owner` is the frame holding visible_parent's children; NEW_OWNER makes this frame that. */
+#define NEW_OWNER UINT32_MAX
+
 static bool push(Walk* w, const TSLanguage* language, const Subtree* subtree, uint32_t position,
-                 uint32_t visible_parent, TSFieldId inherited_field) {
+                 uint32_t visible_parent, uint32_t owner, TSFieldId inherited_field) {
   if (w->depth == w->frame_capacity) {
     uint32_t capacity = w->frame_capacity ? w->frame_capacity * 2 : 64;
     Frame* frames = realloc(w->frames, capacity * sizeof *frames);
@@ -46,7 +47,8 @@ static bool push(Walk* w, const TSLanguage* language, const Subtree* subtree, ui
     w->frames = frames;
     w->frame_capacity = capacity;
   }
-  Frame* f = &w->frames[w->depth++];
+  uint32_t self = w->depth++;
+  Frame* f = &w->frames[self];
   uint32_t production = subtree->ptr->production_id;
   f->subtree = subtree;
   f->aliases = ts_language_alias_sequence(language, production);
@@ -54,12 +56,15 @@ static bool push(Walk* w, const TSLanguage* language, const Subtree* subtree, ui
   f->child = f->structural_child = 0;
   f->position = position;
   f->visible_parent = visible_parent;
+  f->owner = owner == NEW_OWNER ? self : owner;
+  f->last_child = GPULINT_FLAT_NONE;
   f->inherited_field = inherited_field;
   return true;
 }
 
+/* `last_child` is the parent's last child so far, updated here; null for the root. */
 static uint32_t emit(Walk* w, const TSLanguage* language, Subtree s, TSSymbol alias, uint32_t start,
-                     uint32_t parent, TSFieldId field) {
+                     uint32_t parent, uint32_t* last_child, TSFieldId field) {
   TSSymbol symbol = alias ? alias : ts_subtree_symbol(s);
   bool named = alias ? ts_language_symbol_metadata(language, alias).named : ts_subtree_named(s);
   uint32_t index = w->size++;
@@ -72,13 +77,13 @@ static uint32_t emit(Walk* w, const TSLanguage* language, Subtree s, TSSymbol al
   n->field = field;
   n->flags = (named ? GPULINT_FLAT_NAMED : 0) | (ts_subtree_missing(s) ? GPULINT_FLAT_MISSING : 0) |
              (ts_subtree_error_cost(s) > 0 ? GPULINT_FLAT_HAS_ERROR : 0);
-  if (parent != GPULINT_FLAT_NONE) {
-    if (w->nodes[parent].first_child == GPULINT_FLAT_NONE) {
+  if (last_child) {
+    if (*last_child == GPULINT_FLAT_NONE) {
       w->nodes[parent].first_child = index;
     } else {
-      w->nodes[w->last_child[parent]].next_sibling = index;
+      w->nodes[*last_child].next_sibling = index;
     }
-    w->last_child[parent] = index;
+    *last_child = index;
   }
   return index;
 }
@@ -89,8 +94,9 @@ static bool walk(Walk* w, const TSTree* tree) {
   uint32_t start = ts_subtree_padding(*root).bytes;
   /* Room for every visible node, so the array is allocated once. */
   if (!grow(w, ts_subtree_visible_descendant_count(*root) + 1)) return false;
-  emit(w, language, *root, 0, start, GPULINT_FLAT_NONE, 0);
-  if (ts_subtree_child_count(*root) > 0 && !push(w, language, root, start, 0, 0)) return false;
+  emit(w, language, *root, 0, start, GPULINT_FLAT_NONE, NULL, 0);
+  if (ts_subtree_child_count(*root) > 0 && !push(w, language, root, start, 0, NEW_OWNER, 0))
+    return false;
   while (w->depth > 0) {
     Frame* f = &w->frames[w->depth - 1];
     if (f->child == f->subtree->ptr->child_count) {
@@ -118,14 +124,16 @@ static bool walk(Walk* w, const TSTree* tree) {
     if (++f->child < f->subtree->ptr->child_count) {
       f->position += ts_subtree_padding(children[f->child]).bytes;
     }
-    uint32_t visible_parent = f->visible_parent;
+    uint32_t visible_parent = f->visible_parent, owner = f->owner;
     bool has_children = ts_subtree_child_count(*child) > 0;
     if (ts_subtree_visible(*child) || alias) {
       if (w->size == w->capacity && !grow(w, w->capacity * 2)) return false;
-      uint32_t index = emit(w, language, *child, alias, child_start, visible_parent, field);
-      if (has_children && !push(w, language, child, child_start, index, 0)) return false;
+      uint32_t index = emit(w, language, *child, alias, child_start, visible_parent,
+                            &w->frames[owner].last_child, field);
+      if (has_children && !push(w, language, child, child_start, index, NEW_OWNER, 0)) return false;
     } else if (has_children && ts_subtree_visible_descendant_count(*child) > 0) {
-      if (!push(w, language, child, child_start, visible_parent, extra ? 0 : field)) return false;
+      if (!push(w, language, child, child_start, visible_parent, owner, extra ? 0 : field))
+        return false;
     }
   }
   return true;
@@ -134,7 +142,6 @@ static bool walk(Walk* w, const TSTree* tree) {
 bool gpulint_flatten(const TSTree* tree, GpulintFlatTree* out) {
   Walk w = {0};
   bool ok = walk(&w, tree);
-  free(w.last_child);
   free(w.frames);
   if (!ok) {
     free(w.nodes);

@@ -2,6 +2,8 @@
 
 // Sets and maps keyed by names that can be looked up with a std::string_view, so that asking
 // whether a slice of the source is a known name does not copy it into a std::string first.
+// Most of them stay empty for most files, and a lookup in an empty table still hashes the
+// key, so lookups in an empty table return at once.
 
 #include <functional>
 #include <string>
@@ -16,8 +18,27 @@ struct NameHash {
   size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
 };
 
-using NameSet = std::unordered_set<std::string, NameHash, std::equal_to<>>;
+template <class Table>
+class NameTable : public Table {
+ public:
+  using Table::Table;
+
+  template <class Key>
+  size_t count(const Key& key) const {
+    return this->empty() ? 0 : Table::count(key);
+  }
+  template <class Key>
+  typename Table::iterator find(const Key& key) {
+    return this->empty() ? this->end() : Table::find(key);
+  }
+  template <class Key>
+  typename Table::const_iterator find(const Key& key) const {
+    return this->empty() ? this->end() : Table::find(key);
+  }
+};
+
+using NameSet = NameTable<std::unordered_set<std::string, NameHash, std::equal_to<>>>;
 template <class Value>
-using NameMap = std::unordered_map<std::string, Value, NameHash, std::equal_to<>>;
+using NameMap = NameTable<std::unordered_map<std::string, Value, NameHash, std::equal_to<>>>;
 
 }  // namespace gpulint
