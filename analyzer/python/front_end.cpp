@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -156,7 +157,7 @@ struct LoopState {
   NameSet cpu_batch;  // names holding loader batches not yet moved
   // Calls whose arguments may be bound later in the body, as loop-carried values
   // (`out, h = decoder(x, h)` ... `x = out.argmax()`): (index into pending_calls_, names read).
-  std::vector<std::pair<size_t, std::vector<std::string>>> carried_calls;
+  std::vector<std::pair<size_t, std::vector<std::string_view>>> carried_calls;
 };
 
 struct PendingCall {
@@ -277,12 +278,13 @@ class Builder {
   std::vector<PendingMethodCall> pending_method_calls_;
   // Names a `.backward()` reads (`loss` in `(loss / n).backward()`), with its function.
   struct Backward {
-    std::vector<std::string> names;
+    std::vector<std::string_view> names;
     int32_t function;
     Span span;
     ScopeId scope;
   };
   std::vector<Backward> backwards_;
+  mutable std::deque<std::string> interned_;  // names dotted_view had to build; stable addresses
 
   // ---- small helpers -------------------------------------------------------------------
 
@@ -302,19 +304,28 @@ class Builder {
     }
   }
 
-  // `a.b.c` for attribute chains of identifiers; empty for anything else.
-  std::string dotted(Node n) const {
-    std::string out;
-    if (!dotted_parts(n, 0, nullptr)) return out;
-    // Chains are nearly always written without spaces or comments: their text is the answer.
+  // An attribute chain of identifiers (`a.b.c`) as a view: into the source when the chain is
+  // written as one piece, as it nearly always is; otherwise into interned_, which keeps it while
+  // the Builder lives. Empty for anything else.
+  std::string_view dotted_view(Node n) const {
+    if (!dotted_parts(n, 0, nullptr)) return {};
     const std::string_view t = text(n);
-    if (std::all_of(t.begin(), t.end(), [](char c) {
-          return c == '.' || c == '_' || std::isalnum(static_cast<unsigned char>(c));
-        }))
-      return std::string(t);
+    if (is_plain_chain(t)) return t;
+    std::string out;
     dotted_parts(n, 0, &out);
-    return out;
+    return interned_.emplace_back(std::move(out));
   }
+
+  static bool is_plain_chain(std::string_view t) {
+    // ASCII by hand: std::isalnum is a library call per character.
+    return std::all_of(t.begin(), t.end(), [](char c) {
+      return c == '.' || c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+             (c >= 'A' && c <= 'Z');
+    });
+  }
+
+  // `a.b.c` for attribute chains of identifiers; empty for anything else.
+  std::string dotted(Node n) const { return std::string(dotted_view(n)); }
 
   // Whether `n` is such a chain; its parts are appended to `out` when one is given.
   bool dotted_parts(Node n, int depth, std::string* out) const {
@@ -335,7 +346,7 @@ class Builder {
   }
 
   // The name a call is made on: `model` in `model(x)`, `self.net` in `self.net(x)`.
-  std::string callee_name(Node call) const { return dotted(field(call, s_.f_function)); }
+  std::string_view callee_name(Node call) const { return dotted_view(field(call, s_.f_function)); }
 
   std::string_view method_of(Node call) const {
     Node fn = field(call, s_.f_function);
@@ -386,14 +397,16 @@ class Builder {
   }
 
   // Every identifier (and self.x) an expression reads, down to a bounded depth.
-  void read_names(Node n, std::vector<std::string>& out, int depth = 0) {
+  // Views into the source (or into interned_, for the rare chain written with spaces), valid
+  // while the Builder lives: no string is built per name read.
+  void read_names(Node n, std::vector<std::string_view>& out, int depth = 0) {
     if (null(n) || depth > kMaxExprDepth || out.size() > 64) return;
     if (is(n, s_.identifier)) {
-      out.emplace_back(text(n));
+      out.push_back(text(n));
       return;
     }
     if (is(n, s_.attribute)) {
-      std::string name = dotted(n);
+      std::string_view name = dotted_view(n);
       if (!name.empty()) out.push_back(name);
     }
     if (is(n, s_.keyword_argument)) {
@@ -517,12 +530,12 @@ class Builder {
     }
   }
 
-  void add_api(ApiKind kind, Node n, std::string spelling, Node value = Node{}) {
+  void add_api(ApiKind kind, Node n, std::string_view spelling, Node value = Node{}) {
     ApiUse use;
     use.kind = kind;
     use.span = span(n);
     use.scope = scope_;
-    use.spelling = std::move(spelling);
+    use.spelling = std::string(spelling);
     if (is(n, s_.call)) {
       use.callee = span(field(n, s_.f_function));
       Node args = field(n, s_.f_arguments);
@@ -695,10 +708,10 @@ class Builder {
 
   void end_loop() {
     LoopState& state = loop_stack_.back();
-    std::vector<std::pair<size_t, std::vector<std::string>>> open;
+    std::vector<std::pair<size_t, std::vector<std::string_view>>> open;
     for (auto& [call, names] : state.carried_calls) {
       const bool carried = std::any_of(names.begin(), names.end(),
-                                       [&](const std::string& n) { return state.bound.count(n); });
+                                       [&](std::string_view n) { return state.bound.count(n); });
       if (carried) {
         pending_calls_[call].loop_data = true;
       } else {
@@ -727,10 +740,10 @@ class Builder {
       m_.loops[loop].never_step = true;
       return;
     }
-    std::vector<std::string> names;
+    std::vector<std::string_view> names;
     read_names(iterable, names);
     note_iterated_parameters(loop, names);
-    for (const std::string& name : names) {
+    for (std::string_view name : names) {
       if (auto result = call_results_.find(name); result != call_results_.end())
         iterated_call_results_.emplace_back(result->second, loop);
       if (const int32_t* loader = loader_named(name)) {
@@ -740,7 +753,7 @@ class Builder {
       }
     }
     if (!loader_names_.empty() || !loader_iter_names_.empty()) {
-      for (const std::string& name : names) {
+      for (std::string_view name : names) {
         if (auto it = loader_names_.find(name); it != loader_names_.end())
           link_loader(loop, it->second);
       }
@@ -748,11 +761,11 @@ class Builder {
   }
 
   // Parameters of a module-level function that its loop iterates, for callers elsewhere.
-  void note_iterated_parameters(int32_t loop, const std::vector<std::string>& names) {
+  void note_iterated_parameters(int32_t loop, const std::vector<std::string_view>& names) {
     if (function_ < 0 || params_.empty()) return;
     const Function& f = m_.functions[function_];
     if (m_.scopes[m_.scopes[f.scope].parent].kind != ScopeKind::Module) return;
-    for (const std::string& name : names) {
+    for (std::string_view name : names) {
       if (!params_.back().count(name)) continue;
       auto at = std::find(f.parameters.begin(), f.parameters.end(), name);
       const auto position = static_cast<int32_t>(at - f.parameters.begin());
@@ -823,10 +836,10 @@ class Builder {
   // ---- branches ------------------------------------------------------------------------
 
   Guard classify_guard(Node condition) {
-    std::vector<std::string> names;
+    std::vector<std::string_view> names;
     read_names(condition, names);
     bool rank = false, counter = false;
-    for (const std::string& name : names) {
+    for (std::string_view name : names) {
       if (is_rank_name(name)) rank = true;
       if (counter_names_.count(name) || looks_like_counter(name)) counter = true;
     }
@@ -901,7 +914,7 @@ class Builder {
       a.dtype = AmpDtype::Unknown;  // a context variable: what it resolves to is not tracked
       return a;
     }
-    std::string name = callee_name(expr);
+    std::string name(callee_name(expr));
     Args args = arguments(expr);
     Node device = args.positional.empty() ? keyword(args, "device_type") : args.positional.front();
     a.cpu = name.find("cpu.amp") != std::string::npos || string_value(device) == "cpu";
@@ -991,7 +1004,7 @@ class Builder {
     }
     if (sym == s_.unary_operator) return is_tensor_expr(field(n, s_.f_argument), depth + 1);
     if (sym == s_.call) {
-      std::string name = callee_name(n);
+      std::string name(callee_name(n));
       if (!name.empty()) {
         if (is_tensor_function(name) || model_names_.count(name) || loss_names_.count(name) ||
             module_names_.count(name)) {
@@ -1065,7 +1078,7 @@ class Builder {
       for (const std::string& t : names) call_results_.erase(t);
     }
     if (is(value, s_.call)) {
-      std::string callee = callee_name(value);
+      std::string callee(callee_name(value));
       std::string_view tail = last_component(callee);
       if (single && !m_.loaders.empty() && m_.loaders.back().call == span(value)) {
         loader_names_[name] = static_cast<int32_t>(m_.loaders.size() - 1);
@@ -1093,7 +1106,7 @@ class Builder {
           if (m != "to" && m != "cuda" && m != "half" && m != "bfloat16" && m != "float") break;
           root = receiver_of(root);
         }
-        if (const std::string constructor = is(root, s_.call) ? callee_name(root) : "";
+        if (const std::string_view constructor = is(root, s_.call) ? callee_name(root) : "";
             !constructor.empty()) {
           call_results_[name] = constructor;
         }
@@ -1221,7 +1234,7 @@ class Builder {
           method == "long" || method == "bool") {
         return false;
       }
-      std::string callee = callee_name(n);
+      std::string callee(callee_name(n));
       if (!callee.empty() &&
           (model_names_.count(callee) || loss_names_.count(callee) || is_functional_loss(callee))) {
         return true;
@@ -1273,14 +1286,14 @@ class Builder {
       root = unparen(root);
       if (is(root, s_.subscript)) {
         root = field(root, s_.f_value);
-      } else if (is(root, s_.attribute) && !state.cpu_batch.count(dotted(root))) {
+      } else if (is(root, s_.attribute) && !state.cpu_batch.count(dotted_view(root))) {
         root = field(root, s_.f_object);
       } else {
         break;
       }
     }
     if (is(root, s_.identifier) || is(root, s_.attribute))
-      return state.cpu_batch.count(dotted(root)) > 0;
+      return state.cpu_batch.count(dotted_view(root)) > 0;
     if (is(root, s_.tuple) || is(root, s_.expression_list) || is(root, s_.list)) {
       bool any = false;
       for_each_child(root, [&](Node c) { any = any || reads_cpu_batch(c, state); });
@@ -1373,7 +1386,7 @@ class Builder {
                                      : DeviceTarget::MaybeCuda;
     }
     if (is(n, s_.call)) {
-      std::string callee = callee_name(n);
+      std::string callee(callee_name(n));
       if (last_component(callee) == "device") {
         Node args = field(n, s_.f_arguments);
         Node first = null(args) ? Node{} : args.named_child(0);
@@ -1442,7 +1455,7 @@ class Builder {
 
   void on_call(Node n, int depth) {
     if (call_depth_ >= kMaxCallDepth) return note_too_deep(n);
-    const std::string callee = callee_name(n);
+    const std::string_view callee = callee_name(n);
     const std::string_view method = method_of(n);
     const std::string_view tail = last_component(callee);
     const bool output = is_output_call(callee, method, n);
@@ -1490,15 +1503,15 @@ class Builder {
     const bool self_call =
         callee.starts_with("self.") && std::count(callee.begin(), callee.end(), '.') == 1;
     if (!callee.empty() && (callee.find('.') == std::string::npos || self_call)) {
-      std::vector<std::string> read;
+      std::vector<std::string_view> read;
       const bool loop_data = has_loop_data(args, read);
-      pending_calls_.push_back(
-          {callee, self_call ? class_name_ : std::string(), span(n), scope_, loop_data});
+      pending_calls_.push_back({std::string(callee), self_call ? class_name_ : std::string(),
+                                span(n), scope_, loop_data});
       if (!loop_data && !loop_stack_.empty() && loop_stack_.back().function == function_)
         loop_stack_.back().carried_calls.emplace_back(pending_calls_.size() - 1, std::move(read));
       note_instance_call(n, callee);
     } else if (!callee.empty() && !callee.starts_with("self.")) {
-      pending_dotted_calls_.push_back({callee, {}, span(n), scope_, false});
+      pending_dotted_calls_.push_back({std::string(callee), {}, span(n), scope_, false});
       note_method_of_instance(n, callee, method);
     }
     if (!callee.empty()) note_flows(callee, args);
@@ -1507,7 +1520,7 @@ class Builder {
 
   // `x.update(...)` where `x = MetricLogger(...)` (a class: the name is capitalised): the
   // method runs, wherever the class is defined.
-  void note_method_of_instance(Node n, const std::string& callee, std::string_view method) {
+  void note_method_of_instance(Node n, std::string_view callee, std::string_view method) {
     const size_t dot = callee.find('.');
     if (call_results_.empty() || dot == std::string::npos ||
         dot + 1 + method.size() != callee.size())
@@ -1520,7 +1533,7 @@ class Builder {
   }
 
   // `model(x)` where `model = Tagger(...)`: calling a module instance runs Tagger.forward.
-  void note_instance_call(Node n, const std::string& callee) {
+  void note_instance_call(Node n, std::string_view callee) {
     if (call_results_.empty()) return;
     auto it = call_results_.find(callee);
     if (it == call_results_.end()) return;
@@ -1530,7 +1543,7 @@ class Builder {
   }
 
   // Arguments holding another call's result, for the linker (see ArgumentFlow).
-  void note_flows(const std::string& callee, const Args& args) {
+  void note_flows(std::string_view callee, const Args& args) {
     if (call_results_.empty()) return;
     auto source = [&](Node arg) -> const std::string* {
       if (!is(arg, s_.identifier)) return nullptr;
@@ -1539,15 +1552,15 @@ class Builder {
     };
     for (size_t i = 0; i < args.positional.size() && !args.list_splat; ++i) {
       if (const std::string* from = source(args.positional[i]))
-        pending_flows_.push_back({callee, static_cast<int32_t>(i), {}, *from});
+        pending_flows_.push_back({std::string(callee), static_cast<int32_t>(i), {}, *from});
     }
     for (const auto& [name, value] : args.keywords) {
       if (const std::string* from = source(value))
-        pending_flows_.push_back({callee, -1, std::string(name), *from});
+        pending_flows_.push_back({std::string(callee), -1, std::string(name), *from});
     }
   }
 
-  void on_api_call(Node n, const std::string& callee, std::string_view tail, const Args& args) {
+  void on_api_call(Node n, std::string_view callee, std::string_view tail, const Args& args) {
     Node first = args.positional.empty() ? Node{} : args.positional.front();
     if (tail == "DataParallel" || callee.ends_with("parallel.data_parallel")) {
       add_api(ApiKind::DataParallel, n, callee);
@@ -1592,7 +1605,8 @@ class Builder {
         for (const std::string& name : names) compiled_names_.insert(name);
       }
     }
-    if (callee.ends_with("cuda.empty_cache")) add_sync(n, SyncKind::EmptyCache, callee + "()");
+    if (callee.ends_with("cuda.empty_cache"))
+      add_sync(n, SyncKind::EmptyCache, std::string(callee) + "()");
     static constexpr std::string_view kDynamic[] = {
         "nonzero", "argwhere",           "masked_select",
         "unique",  "unique_consecutive", "repeat_interleave"};
@@ -1602,7 +1616,7 @@ class Builder {
       if (!as_function && method != op) continue;
       if (op == "repeat_interleave" && !null(keyword(args, "output_size"))) break;
       if (as_function) {
-        dynamic(n, (callee + "(...)").c_str());
+        dynamic(n, (std::string(callee) + "(...)").c_str());
       } else {
         pending_dynamic_.emplace_back(n, scope_);
       }
@@ -1616,7 +1630,7 @@ class Builder {
   }
 
   // `nn.Linear`, `torch.nn.Conv2d`: a module of torch.nn (containers included).
-  static bool is_module_constructor(const std::string& callee) {
+  static bool is_module_constructor(std::string_view callee) {
     const bool nn = callee.starts_with("nn.") || callee.starts_with("torch.nn.");
     const std::string_view tail = last_component(callee);
     return nn && !tail.empty() && std::isupper(static_cast<unsigned char>(tail[0])) &&
@@ -1627,7 +1641,7 @@ class Builder {
            tail != "ModuleDict";
   }
 
-  void on_module_construction(Node n, const std::string& callee, std::string_view tail,
+  void on_module_construction(Node n, std::string_view callee, std::string_view tail,
                               const Args& args) {
     if (!is_module_constructor(callee)) return;
     static constexpr std::string_view kNotModules[] = {"Module", "Sequential", "DataParallel",
@@ -1654,13 +1668,17 @@ class Builder {
     m_.modules.push_back(std::move(mc));
   }
 
-  bool has_loop_data(const Args& args, std::vector<std::string>& names) {
+  bool has_loop_data(const Args& args, std::vector<std::string_view>& names) {
+    // Outside loops only a helper's parameters count, and outside functions nothing does.
+    if (loop_stack_.empty() && (params_.empty() || params_.back().empty())) return false;
     for (Node p : args.positional) read_names(p, names);
     for (const auto& kv : args.keywords) read_names(kv.second, names);
     for (Node d : args.dict_splats) read_names(d, names);
-    for (const std::string& name : names) {
-      for (auto it = loop_stack_.rbegin(); it != loop_stack_.rend(); ++it) {
-        if (it->function == function_ && it->bound.count(name)) return true;
+    for (std::string_view name : names) {
+      // This function's loops are the top of the stack; below them are its callers' loops.
+      for (auto it = loop_stack_.rbegin(); it != loop_stack_.rend() && it->function == function_;
+           ++it) {
+        if (it->bound.count(name)) return true;
       }
       if (loop_stack_.empty() && !params_.empty() && params_.back().count(name)) return true;
     }
@@ -1668,19 +1686,19 @@ class Builder {
   }
 
   // Arguments taken straight from a loader batch, for GL301; judged once names are known.
-  void note_model_inputs(Node call, const std::string& callee, const Args& args) {
+  void note_model_inputs(Node call, std::string_view callee, const Args& args) {
     if (loop_stack_.empty() || loop_stack_.back().function != function_) return;
     const LoopState& state = loop_stack_.back();
     if (state.cpu_batch.empty()) return;
     auto check = [&](Node arg) {
-      if (null(arg) || moves_to_device(arg) || !reads_cpu_batch(arg, state)) return;
+      if (null(arg) || !reads_cpu_batch(arg, state) || moves_to_device(arg)) return;
       UnmovedInput input;
       input.span = span(arg);
       input.scope = scope_;
       input.loop = state.loop;
       input.name = std::string(text(arg));
       input.model = callee;
-      pending_inputs_.push_back({callee, std::move(input)});
+      pending_inputs_.push_back({std::string(callee), std::move(input)});
     };
     for (Node p : args.positional) check(p);
     for (const auto& kv : args.keywords) check(kv.second);
@@ -1688,7 +1706,7 @@ class Builder {
     (void)call;
   }
 
-  bool is_output_call(const std::string& callee, std::string_view method, Node call) const {
+  bool is_output_call(std::string_view callee, std::string_view method, Node call) const {
     if (callee == "print") return true;
     if (method.empty()) return false;
     std::string receiver = dotted(receiver_of(call));
@@ -1704,8 +1722,8 @@ class Builder {
     return receiver == "sys.stdout" || receiver == "sys.stderr";
   }
 
-  void add_output(Node n, OutputKind kind, std::string callee) {
-    m_.outputs.push_back({kind, span(n), scope_, std::move(callee)});
+  void add_output(Node n, OutputKind kind, std::string_view callee) {
+    m_.outputs.push_back({kind, span(n), scope_, std::string(callee)});
   }
 
   void add_move(Node n, DeviceTarget target, std::string receiver, bool non_blocking) {
@@ -1728,8 +1746,7 @@ class Builder {
     return false;
   }
 
-  void on_method_call(Node n, const std::string& callee, std::string_view method,
-                      const Args& args) {
+  void on_method_call(Node n, std::string_view callee, std::string_view method, const Args& args) {
     Node recv = unparen(receiver_of(n));
     const std::string receiver = dotted(recv);
     const bool recv_copied =
@@ -1743,7 +1760,7 @@ class Builder {
                             ? OutputKind::ProgressBar
                         : is_metrics_method(method) || method == "log" ? OutputKind::MetricsWriter
                                                                        : OutputKind::Logging;
-      add_output(n, kind, callee.empty() ? std::string(method) : callee);
+      add_output(n, kind, callee.empty() ? method : callee);
     }
 
     if (method == "item" && args.positional.empty() && !recv_copied && !recv_numpy) {
@@ -1776,7 +1793,8 @@ class Builder {
                          rtext.find("Event") != std::string_view::npos ||
                          sync_objects_.count(receiver);
       if (device_sync)
-        add_sync(n, SyncKind::Synchronize, callee.empty() ? ".synchronize()" : callee + "()");
+        add_sync(n, SyncKind::Synchronize,
+                 callee.empty() ? ".synchronize()" : std::string(callee) + "()");
     } else if (method == "backward" || method == "manual_backward") {
       m_.events.push_back({StepEventKind::Backward, span(n), scope_, {}});
       // What backward() is called on is a tensor: `loss.backward()`, `backward(loss)`.
@@ -1876,7 +1894,7 @@ class Builder {
     }
     if (!receiver.empty() && model_names_.count(receiver)) m_.moved_models.push_back(receiver);
     if (is(recv, s_.call)) {
-      std::string factory = callee_name(recv);
+      std::string factory(callee_name(recv));
       if (is_fill_factory(factory)) {
         FactoryMove fm;
         fm.span = span(n);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 
 namespace gpulint::python {
 namespace {
@@ -20,11 +19,12 @@ bool has_prefix_module(std::string_view dotted, std::string_view module) {
 
 std::string_view lower_tail(std::string_view s) { return last_component(s); }
 
+// ASCII only, inline: std::tolower is a locale-aware library call, and this runs for every name.
+char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
 bool contains_ci(std::string_view hay, std::string_view needle) {
-  auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
-    return std::tolower(static_cast<unsigned char>(a)) ==
-           std::tolower(static_cast<unsigned char>(b));
-  });
+  auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(),
+                        [](char a, char b) { return ascii_lower(a) == ascii_lower(b); });
   return it != hay.end();
 }
 
