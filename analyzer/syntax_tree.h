@@ -20,9 +20,8 @@ inline SyntaxTree parse_tree(const TSLanguage* language, std::string_view text) 
   struct ParserDeleter {
     void operator()(TSParser* parser) const { ts_parser_delete(parser); }
   };
-  // One parser per thread and language, kept between files: a new one would allocate its stack
-  // and node pools again, cold, for every file (measured: the parse ran ~5% slower than the
-  // same parse with a kept parser, the parse-only floor's way).
+  // One parser per thread and language, kept between files, as the parse-only benchmark floor
+  // keeps its own: a new one would allocate its stack and node pools again for every file.
   struct KeptParser {
     const TSLanguage* language = nullptr;
     std::unique_ptr<TSParser, ParserDeleter> parser;

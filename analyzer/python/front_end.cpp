@@ -1675,7 +1675,7 @@ class Builder {
     for (const auto& kv : args.keywords) read_names(kv.second, names);
     for (Node d : args.dict_splats) read_names(d, names);
     for (std::string_view name : names) {
-      // This function's loops are the top of the stack; below them are its callers' loops.
+      // This function's loops are the top of the stack; below them are the enclosing functions'.
       for (auto it = loop_stack_.rbegin(); it != loop_stack_.rend() && it->function == function_;
            ++it) {
         if (it->bound.count(name)) return true;
