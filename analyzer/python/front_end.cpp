@@ -308,41 +308,39 @@ class Builder {
   // written as one piece, as it nearly always is; otherwise into interned_, which keeps it while
   // the Builder lives. Empty for anything else.
   std::string_view dotted_view(Node n) const {
-    if (!dotted_parts(n, 0, nullptr)) return {};
+    const size_t length = dotted_parts(n, 0, nullptr);
+    if (length == 0) return {};
+    // The parts lie in the text in order, so the same length means nothing lies between them.
     const std::string_view t = text(n);
-    if (is_plain_chain(t)) return t;
+    if (t.size() == length) return t;
     std::string out;
     dotted_parts(n, 0, &out);
     return interned_.emplace_back(std::move(out));
   }
 
-  static bool is_plain_chain(std::string_view t) {
-    // ASCII by hand: std::isalnum is a library call per character.
-    return std::all_of(t.begin(), t.end(), [](char c) {
-      return c == '.' || c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-             (c >= 'A' && c <= 'Z');
-    });
-  }
-
   // `a.b.c` for attribute chains of identifiers; empty for anything else.
   std::string dotted(Node n) const { return std::string(dotted_view(n)); }
 
-  // Whether `n` is such a chain; its parts are appended to `out` when one is given.
-  bool dotted_parts(Node n, int depth, std::string* out) const {
-    if (null(n) || depth > kMaxExprDepth) return false;
+  // The length of `n` as a chain (its parts joined by dots), or 0 when it is none; its parts
+  // are appended to `out` when one is given.
+  size_t dotted_parts(Node n, int depth, std::string* out) const {
+    if (null(n) || depth > kMaxExprDepth) return 0;
     if (is(n, s_.identifier)) {
-      if (text(n).empty()) return false;
-      if (out) out->append(text(n));
-      return true;
+      const std::string_view name = text(n);
+      if (out) out->append(name);
+      return name.size();
     }
-    if (!is(n, s_.attribute)) return false;
+    if (!is(n, s_.attribute)) return 0;
     Node attr = field(n, s_.f_attribute);
-    if (null(attr) || !dotted_parts(field(n, s_.f_object), depth + 1, out)) return false;
+    if (null(attr)) return 0;
+    const size_t object = dotted_parts(field(n, s_.f_object), depth + 1, out);
+    if (object == 0) return 0;
+    const std::string_view name = text(attr);
     if (out) {
       out->push_back('.');
-      out->append(text(attr));
+      out->append(name);
     }
-    return true;
+    return object + 1 + name.size();
   }
 
   // The name a call is made on: `model` in `model(x)`, `self.net` in `self.net(x)`.
