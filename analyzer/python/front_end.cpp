@@ -1707,7 +1707,7 @@ class Builder {
   bool is_output_call(std::string_view callee, std::string_view method, Node call) const {
     if (callee == "print") return true;
     if (method.empty()) return false;
-    std::string receiver = dotted(receiver_of(call));
+    const std::string_view receiver = dotted_view(receiver_of(call));
     return (is_logging_method(method) && is_logger_receiver(receiver)) || method == "set_postfix" ||
            method == "set_description" || method == "set_postfix_str" ||
            (method == "write" && (last_component(receiver) == "tqdm" || is_console(receiver))) ||
@@ -1716,7 +1716,7 @@ class Builder {
             (receiver == "wandb" || receiver == "mlflow" || tracker_runs_.count(receiver)));
   }
 
-  static bool is_console(const std::string& receiver) {
+  static bool is_console(std::string_view receiver) {
     return receiver == "sys.stdout" || receiver == "sys.stderr";
   }
 
