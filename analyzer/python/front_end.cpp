@@ -1469,7 +1469,7 @@ class Builder {
       add_move(n, classify_device(device), {}, false);
     }
 
-    if (!method.empty()) on_method_call(n, callee, method, args);
+    if (!method.empty()) on_method_call(n, callee, method, args, output);
     on_api_call(n, callee, tail, args);
     if (tail == "DataLoader" || tail == "make_data_loader") on_loader(n, args);
     if (callee == "print") add_output(n, OutputKind::Console, callee);
@@ -1744,14 +1744,16 @@ class Builder {
     return false;
   }
 
-  void on_method_call(Node n, std::string_view callee, std::string_view method, const Args& args) {
+  // `output`: is_output_call's answer for this call, which on_call has already asked.
+  void on_method_call(Node n, std::string_view callee, std::string_view method, const Args& args,
+                      bool output) {
     Node recv = unparen(receiver_of(n));
     const std::string receiver = dotted(recv);
     const bool recv_copied =
         is_host_copy_call(recv) || (is(recv, s_.call) && method_of(recv) == "numpy");
     const bool recv_numpy = numpy_names_.count(receiver) || receiver.starts_with("np.");
 
-    if (is_output_call(callee, method, n)) {
+    if (output) {
       OutputKind kind = is_console(receiver) ? OutputKind::Console
                         : method == "set_postfix" || method == "set_description" ||
                                 method == "set_postfix_str" || method == "write"
