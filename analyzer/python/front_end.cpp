@@ -3,11 +3,14 @@
 #include <tree_sitter/api.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <deque>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "analyzer/core/name_table.h"
 #include "analyzer/flat_tree.h"
@@ -1418,10 +1421,41 @@ class Builder {
     return false;
   }
 
+  // A list that keeps its first N items in place: argument lists are collected for every call,
+  // and nearly all are short, so nearly none allocates.
+  template <class T, size_t N>
+  class ShortList {
+   public:
+    void push_back(const T& item) {
+      if (size_ < N) {
+        inline_[size_] = item;
+      } else {
+        if (size_ == N) spilled_.assign(inline_.begin(), inline_.end());
+        spilled_.push_back(item);
+      }
+      ++size_;
+    }
+    template <class... A>
+    void emplace_back(A&&... a) {
+      push_back(T(std::forward<A>(a)...));
+    }
+    const T* begin() const { return size_ <= N ? inline_.data() : spilled_.data(); }
+    const T* end() const { return begin() + size_; }
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    const T& front() const { return *begin(); }
+    const T& operator[](size_t i) const { return begin()[i]; }
+
+   private:
+    std::array<T, N> inline_{};
+    std::vector<T> spilled_;
+    size_t size_ = 0;
+  };
+
   struct Args {
-    std::vector<Node> positional;
-    std::vector<std::pair<std::string_view, Node>> keywords;
-    std::vector<Node> dict_splats;
+    ShortList<Node, 6> positional;
+    ShortList<std::pair<std::string_view, Node>, 6> keywords;
+    ShortList<Node, 2> dict_splats;
     bool list_splat = false;
   };
 
@@ -1470,7 +1504,8 @@ class Builder {
     }
 
     if (!method.empty()) on_method_call(n, callee, method, args, output);
-    on_api_call(n, callee, tail, args);
+    const bool optimizer = is_optimizer_constructor(callee);
+    on_api_call(n, {callee, tail, method, optimizer}, args);
     if (tail == "DataLoader" || tail == "make_data_loader") on_loader(n, args);
     if (callee == "print") add_output(n, OutputKind::Console, callee);
     if ((callee == "float" || callee == "int" || callee == "bool") && args.positional.size() == 1 &&
@@ -1489,7 +1524,7 @@ class Builder {
         if (Node v = keyword(args, k); is(v, s_.true_)) m_.file_level_amp = true;
       }
     }
-    if (is_optimizer_constructor(callee) && !args.positional.empty()) {
+    if (optimizer && !args.positional.empty()) {
       std::string root = dotted(receiver_of(unparen(args.positional.front())));
       if (!root.empty() && root != "self") model_names_.insert(root);
     }
@@ -1558,14 +1593,22 @@ class Builder {
     }
   }
 
-  void on_api_call(Node n, std::string_view callee, std::string_view tail, const Args& args) {
+  // What on_call has already worked out about a call's callee, so it is not worked out again.
+  struct Callee {
+    std::string_view name, tail, method;
+    bool optimizer;  // is_optimizer_constructor(name)
+  };
+
+  void on_api_call(Node n, const Callee& c, const Args& args) {
+    const std::string_view callee = c.name, tail = c.tail, method = c.method;
     Node first = args.positional.empty() ? Node{} : args.positional.front();
     if (tail == "DataParallel" || callee.ends_with("parallel.data_parallel")) {
       add_api(ApiKind::DataParallel, n, callee);
     }
-    if (callee.starts_with("torch.cuda.amp.") || callee.starts_with("torch.cpu.amp.") ||
-        callee.starts_with("cuda.amp.") || deprecated_amp_names_.count(callee)) {
-      if (tail == "autocast" || tail == "GradScaler") add_api(ApiKind::DeprecatedAmp, n, callee);
+    if ((tail == "autocast" || tail == "GradScaler") &&
+        (callee.starts_with("torch.cuda.amp.") || callee.starts_with("torch.cpu.amp.") ||
+         callee.starts_with("cuda.amp.") || deprecated_amp_names_.count(callee))) {
+      add_api(ApiKind::DeprecatedAmp, n, callee);
     }
     if (tail == "GradScaler" || tail == "ShardedGradScaler")
       add_api(ApiKind::GradScaler, n, callee);
@@ -1577,7 +1620,7 @@ class Builder {
       if (is(v, s_.false_))
         add_api(ApiKind::ZeroGradKeep, n, callee.empty() ? "zero_grad" : callee, v);
     }
-    if (is_optimizer_constructor(callee)) {
+    if (c.optimizer) {
       if (Node v = keyword(args, "foreach"); is(v, s_.false_))
         add_api(ApiKind::ForeachDisabled, n, callee, v);
     }
@@ -1591,7 +1634,7 @@ class Builder {
       if (v == "high" || v == "medium") add_api(ApiKind::Tf32Enabled, n, callee, first);
     }
     if (callee == "torch.compile" ||
-        (method_of(n) == "compile" && model_names_.count(dotted(receiver_of(n))))) {
+        (method == "compile" && model_names_.count(dotted(receiver_of(n))))) {
       std::string subject = callee == "torch.compile" ? dotted(first) : dotted(receiver_of(n));
       add_api(ApiKind::Compile, n, callee.empty() ? "compile" : callee);
       m_.api_uses.back().subject = subject;
@@ -1608,10 +1651,10 @@ class Builder {
     static constexpr std::string_view kDynamic[] = {
         "nonzero", "argwhere",           "masked_select",
         "unique",  "unique_consecutive", "repeat_interleave"};
-    std::string_view method = method_of(n);
+    // `torch.nonzero(x)` has the method `nonzero` too: every match has the op as its method.
     for (std::string_view op : kDynamic) {
-      bool as_function = callee.starts_with("torch.") && std::string_view(callee).substr(6) == op;
-      if (!as_function && method != op) continue;
+      if (method != op) continue;
+      const bool as_function = callee.starts_with("torch.") && callee.substr(6) == op;
       if (op == "repeat_interleave" && !null(keyword(args, "output_size"))) break;
       if (as_function) {
         dynamic(n, (std::string(callee) + "(...)").c_str());
@@ -1629,9 +1672,9 @@ class Builder {
 
   // `nn.Linear`, `torch.nn.Conv2d`: a module of torch.nn (containers included).
   static bool is_module_constructor(std::string_view callee) {
-    const bool nn = callee.starts_with("nn.") || callee.starts_with("torch.nn.");
+    if (!callee.starts_with("nn.") && !callee.starts_with("torch.nn.")) return false;
     const std::string_view tail = last_component(callee);
-    return nn && !tail.empty() && std::isupper(static_cast<unsigned char>(tail[0])) &&
+    return !tail.empty() && std::isupper(static_cast<unsigned char>(tail[0])) &&
            callee.find(".functional.") == std::string::npos &&
            callee.find(".utils.") == std::string::npos &&
            callee.find(".init.") == std::string::npos && tail != "Parameter" &&
