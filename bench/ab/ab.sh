@@ -37,8 +37,11 @@ build() {
   echo "$work/build-$name/bench/libgpulint_ab_lint.so"
 }
 
-lib_a=$(build "$rev_a")
-lib_b=$(build "$rev_b")
-harness=$(dirname "$lib_b")/gpulint_ab_harness
+built_a=$(build "$rev_a")
+built_b=$(build "$rev_b")
+# Copies under their own names: dlopen hands out one library once, and the same code run twice on
+# each file would find the second run's caches warm.
+cp "$built_a" "$work/A.so"
+cp "$built_b" "$work/B.so"
 echo "A = $rev_a, B = $rev_b"
-"$harness" "$corpus" "$lib_a" "$lib_b" "$repeats"
+"$(dirname "$built_b")/gpulint_ab_harness" "$corpus" "$work/A.so" "$work/B.so" "$repeats"
