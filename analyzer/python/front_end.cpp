@@ -1016,6 +1016,8 @@ class Builder {
       std::string_view method = method_of(n);
       if (!method.empty() && is_tensor_method(method))
         return is_tensor_expr(receiver_of(n), depth + 1);
+      // `model.aux_loss()`: a loss the model computes is a tensor, as its forward's output is.
+      if (method.ends_with("loss") && model_names_.count(dotted_view(receiver_of(n)))) return true;
     }
     return false;
   }
