@@ -3,7 +3,6 @@
 #include <tree_sitter/api.h>
 
 #include <algorithm>
-#include <array>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -1423,41 +1422,10 @@ class Builder {
     return false;
   }
 
-  // A list that keeps its first N items in place: argument lists are collected for every call,
-  // and nearly all are short, so nearly none allocates.
-  template <class T, size_t N>
-  class ShortList {
-   public:
-    void push_back(const T& item) {
-      if (size_ < N) {
-        inline_[size_] = item;
-      } else {
-        if (size_ == N) spilled_.assign(inline_.begin(), inline_.end());
-        spilled_.push_back(item);
-      }
-      ++size_;
-    }
-    template <class... A>
-    void emplace_back(A&&... a) {
-      push_back(T(std::forward<A>(a)...));
-    }
-    const T* begin() const { return size_ <= N ? inline_.data() : spilled_.data(); }
-    const T* end() const { return begin() + size_; }
-    size_t size() const { return size_; }
-    bool empty() const { return size_ == 0; }
-    const T& front() const { return *begin(); }
-    const T& operator[](size_t i) const { return begin()[i]; }
-
-   private:
-    std::array<T, N> inline_{};
-    std::vector<T> spilled_;
-    size_t size_ = 0;
-  };
-
   struct Args {
-    ShortList<Node, 6> positional;
-    ShortList<std::pair<std::string_view, Node>, 6> keywords;
-    ShortList<Node, 2> dict_splats;
+    std::vector<Node> positional;
+    std::vector<std::pair<std::string_view, Node>> keywords;
+    std::vector<Node> dict_splats;
     bool list_splat = false;
   };
 
