@@ -19,8 +19,8 @@ uint32_t Node::named_child_count() const {
   return count;
 }
 
-FlatTree::FlatTree(const TSTree* tree, const TSLanguage* language) : language_(language) {
-  if (!gpulint_flatten(tree, &flat_)) throw std::bad_alloc();
+FlatTree::FlatTree(SyntaxTree tree, const TSLanguage* language) : language_(language) {
+  if (!gpulint_flatten(tree.release(), &flat_)) throw std::bad_alloc();
 }
 
 FlatTree::~FlatTree() { gpulint_flat_tree_free(&flat_); }

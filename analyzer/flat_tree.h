@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "analyzer/syntax_tree.h"
 #include "grammars/flatten.h"
 
 namespace gpulint {
@@ -50,8 +51,9 @@ class Node {
 
 class FlatTree {
  public:
-  // Throws std::bad_alloc when memory runs out.
-  FlatTree(const TSTree* tree, const TSLanguage* language);
+  // Consumes the parse: it is deleted while it is copied. Throws std::bad_alloc when memory runs
+  // out.
+  FlatTree(SyntaxTree tree, const TSLanguage* language);
   ~FlatTree();
   FlatTree(const FlatTree&) = delete;
   FlatTree& operator=(const FlatTree&) = delete;

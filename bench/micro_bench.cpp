@@ -65,9 +65,8 @@ void BM_ParseAndFlatten(benchmark::State& state) {
   for (auto _ : state) {
     TSTree* tree =
         ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size()));
-    const gpulint::FlatTree flat(tree, tree_sitter_python());
+    const gpulint::FlatTree flat(gpulint::SyntaxTree(tree), tree_sitter_python());
     benchmark::DoNotOptimize(flat.size());
-    ts_tree_delete(tree);
   }
   ts_parser_delete(parser);
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));

@@ -2,6 +2,8 @@
 
 #include <stdlib.h>
 
+#include "alloc.h"
+#include "atomic.h"
 #include "language.h"
 #include "subtree.h"
 #include "tree.h"
@@ -19,6 +21,7 @@ typedef struct {
   uint32_t owner;            /* the frame of visible_parent, which holds its last child */
   uint32_t last_child;       /* of this frame's own node, when it is visible */
   TSFieldId inherited_field; /* a hidden subtree's own field, which its children fill */
+  bool owned;                /* the last reference to this subtree: freed once copied */
 } Frame;
 
 typedef struct {
@@ -26,7 +29,33 @@ typedef struct {
   uint32_t size, capacity;
   Frame* frames;
   uint32_t depth, frame_capacity;
+  SubtreePool pool; /* for ts_subtree_release, of subtrees the copy does not descend into */
 } Walk;
+
+/* Drops an owned parent's reference to `s`, which the copy descends into: true when it was the
+ * last one, so the copy frees it. A count of one needs no atomic decrement: only this reference
+ * remains, and it is being given up. */
+static inline bool take(Subtree s) {
+  if (s.data.is_inline) return false;
+  if (s.ptr->ref_count == 1) return true;
+  return atomic_dec((volatile uint32_t*)&s.ptr->ref_count) == 0;
+}
+
+/* Frees a subtree the copy has descended into and owns, once its children are dealt with. */
+static void free_owned(const Frame* f) {
+  if (f->owned) ts_free((void*)f->children);
+}
+
+/* After running out of memory: releases what the frames still hold. */
+static void unwind(Walk* w) {
+  while (w->depth > 0) {
+    const Frame* f = &w->frames[--w->depth];
+    if (!f->owned) continue;
+    for (uint32_t i = f->child; i < f->child_count; ++i)
+      ts_subtree_release(&w->pool, f->children[i]);
+    free_owned(f);
+  }
+}
 
 static bool grow(Walk* w, uint32_t capacity) {
   GpulintFlatNode* nodes = realloc(w->nodes, capacity * sizeof *nodes);
@@ -65,6 +94,7 @@ static inline __attribute__((always_inline)) bool push(Walk* w, const TSLanguage
   f->owner = owner == NEW_OWNER ? self : owner;
   f->last_child = GPULINT_FLAT_NONE;
   f->inherited_field = inherited_field;
+  f->owned = false; /* until the caller takes the subtree */
   return true;
 }
 
@@ -96,18 +126,32 @@ static inline __attribute__((always_inline)) uint32_t emit(Walk* w, const TSLang
   return index;
 }
 
-static bool walk(Walk* w, const TSTree* tree) {
+/* The copy, which releases the tree's references as it goes: a subtree whose last reference
+ * it drops is freed once its children are copied, as ts_tree_delete would free it, but without
+ * a second pass over the tree. False when memory runs out; the tree is released either way. */
+static bool walk(Walk* w, TSTree* tree) {
   const TSLanguage* language = tree->language;
-  const Subtree* root = &tree->root;
-  uint32_t start = ts_subtree_padding(*root).bytes;
+  Subtree root = tree->root;
+  uint32_t start = ts_subtree_padding(root).bytes;
   /* Room for every visible node, so the array is allocated once. */
-  if (!grow(w, ts_subtree_visible_descendant_count(*root) + 1)) return false;
-  emit(w, language, *root, 0, start, GPULINT_FLAT_NONE, NULL, 0);
-  if (ts_subtree_child_count(*root) > 0 && !push(w, language, root, start, 0, NEW_OWNER, 0))
+  if (!grow(w, ts_subtree_visible_descendant_count(root) + 1)) {
+    ts_subtree_release(&w->pool, root);
     return false;
+  }
+  emit(w, language, root, 0, start, GPULINT_FLAT_NONE, NULL, 0);
+  if (ts_subtree_child_count(root) == 0) {
+    ts_subtree_release(&w->pool, root);
+    return true;
+  }
+  if (!push(w, language, &tree->root, start, 0, NEW_OWNER, 0)) {
+    ts_subtree_release(&w->pool, root);
+    return false;
+  }
+  w->frames[0].owned = take(root);
   while (w->depth > 0) {
     Frame* f = &w->frames[w->depth - 1];
     if (f->child == f->child_count) {
+      free_owned(f);
       --w->depth;
       continue;
     }
@@ -135,24 +179,51 @@ static bool walk(Walk* w, const TSTree* tree) {
       f->position += ts_subtree_padding(children[f->child]).bytes;
     }
     uint32_t visible_parent = f->visible_parent, owner = f->owner;
+    bool parent_owned = f->owned;
     bool has_children = ts_subtree_child_count(*child) > 0;
+    bool descend = false;
     if (ts_subtree_visible(*child) || alias) {
-      if (w->size == w->capacity && !grow(w, w->capacity * 2)) return false;
+      if (w->size == w->capacity && !grow(w, w->capacity * 2)) {
+        if (parent_owned) ts_subtree_release(&w->pool, copy);
+        unwind(w);
+        return false;
+      }
       uint32_t index = emit(w, language, *child, alias, child_start, visible_parent,
                             &w->frames[owner].last_child, field);
-      if (has_children && !push(w, language, child, child_start, index, NEW_OWNER, 0)) return false;
+      if (has_children) {
+        if (!push(w, language, child, child_start, index, NEW_OWNER, 0)) break;
+        descend = true;
+      }
     } else if (has_children && ts_subtree_visible_descendant_count(*child) > 0) {
-      if (!push(w, language, child, child_start, visible_parent, owner, extra ? 0 : field))
-        return false;
+      if (!push(w, language, child, child_start, visible_parent, owner, extra ? 0 : field)) break;
+      descend = true;
+    }
+    /* push may have moved the frames: the new frame is the last. */
+    if (!parent_owned) continue;
+    if (descend) {
+      w->frames[w->depth - 1].owned = take(copy);
+    } else {
+      ts_subtree_release(&w->pool, copy);
     }
   }
-  return true;
+  if (w->depth == 0) return true;
+  /* A frame could not be pushed: the child it was for is released with the rest. */
+  Frame* f = &w->frames[w->depth - 1];
+  if (f->owned) ts_subtree_release(&w->pool, f->children[f->child - 1]);
+  unwind(w);
+  return false;
 }
 
-bool gpulint_flatten(const TSTree* tree, GpulintFlatTree* out) {
+bool gpulint_flatten(TSTree* tree, GpulintFlatTree* out) {
   Walk w = {0};
+  w.pool = ts_subtree_pool_new(0);
   bool ok = walk(&w, tree);
   free(w.frames);
+  ts_subtree_pool_delete(&w.pool);
+  /* The rest of ts_tree_delete. */
+  ts_language_delete(tree->language);
+  ts_free(tree->included_ranges);
+  ts_free(tree);
   if (!ok) {
     free(w.nodes);
     return false;

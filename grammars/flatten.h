@@ -30,8 +30,9 @@ typedef struct {
   uint32_t size;
 } GpulintFlatTree;
 
-/* False, with nothing to free, when memory runs out. */
-bool gpulint_flatten(const TSTree* tree, GpulintFlatTree* out);
+/* Copies `tree` and deletes it, as ts_tree_delete does, in the same pass. False, with nothing
+ * to free, when memory runs out; the tree is deleted either way. */
+bool gpulint_flatten(TSTree* tree, GpulintFlatTree* out);
 void gpulint_flat_tree_free(GpulintFlatTree* tree);
 
 #ifdef __cplusplus

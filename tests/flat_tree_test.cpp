@@ -65,15 +65,24 @@ void flat_walk(Node n, uint32_t depth, std::vector<Entry>& out) {
   }
 }
 
+// The copy deletes the tree it copies: a tree of its own (a second parse of the same text) is
+// freed as it goes, a shared one (ts_tree_copy) is left to its other owner, whose cursor walk
+// then reads it.
 void expect_same_walk(const std::string& text, const std::string& what) {
   const SyntaxTree tree = parse_tree(tree_sitter_python(), text);
   ASSERT_TRUE(tree) << what;
-  const FlatTree flat(tree.get(), tree_sitter_python());
-  std::vector<Entry> walked;
-  flat_walk(flat.root(), 0, walked);
-  EXPECT_TRUE(flat.root().parent().null()) << what;
-  EXPECT_EQ(walked.size(), flat.size()) << what;
-  EXPECT_EQ(walked, cursor_walk(tree.get())) << what;
+  const std::vector<Entry> expected = cursor_walk(tree.get());
+  for (const bool shared : {false, true}) {
+    SyntaxTree copied =
+        shared ? SyntaxTree(ts_tree_copy(tree.get())) : parse_tree(tree_sitter_python(), text);
+    const FlatTree flat(std::move(copied), tree_sitter_python());
+    std::vector<Entry> walked;
+    flat_walk(flat.root(), 0, walked);
+    EXPECT_TRUE(flat.root().parent().null()) << what;
+    EXPECT_EQ(walked.size(), flat.size()) << what;
+    EXPECT_EQ(walked, expected) << what << (shared ? " (shared tree)" : "");
+  }
+  EXPECT_EQ(cursor_walk(tree.get()), expected) << what;
 }
 
 TEST(FlatTree, MatchesACursorWalkOnEveryPythonFixture) {
@@ -98,8 +107,7 @@ TEST(FlatTree, MatchesACursorWalkOnBrokenInput) {
 
 TEST(FlatTree, FieldLookupFindsTheNamedChild) {
   const std::string text = "loss = model(x).mean()\n";
-  const SyntaxTree tree = parse_tree(tree_sitter_python(), text);
-  const FlatTree flat(tree.get(), tree_sitter_python());
+  const FlatTree flat(parse_tree(tree_sitter_python(), text), tree_sitter_python());
   const TSLanguage* lang = tree_sitter_python();
   const TSFieldId right = ts_language_field_id_for_name(lang, "right", 5);
   const TSFieldId function = ts_language_field_id_for_name(lang, "function", 8);

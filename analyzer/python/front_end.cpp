@@ -214,9 +214,7 @@ class Builder {
       m_.parse_errors.push_back({{0, 0}, "the parser gave up on this file"});
       return std::move(m_);
     }
-    const FlatTree flat(tree.get(), tree_sitter_python());
-    // Freed while its nodes are still in cache from the copy, and before the walk allocates.
-    tree.reset();
+    const FlatTree flat(std::move(tree), tree_sitter_python());
     Node root = flat.root();
     scope_ = m_.add_scope(ScopeKind::Module, kNoScope);
     module_scope_ = scope_;
