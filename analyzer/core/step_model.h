@@ -61,7 +61,7 @@ struct Function {
   std::vector<std::string> parameters;  // in order, `self` included
 };
 
-// A call of a function another module defines, as this file's imports name it:
+// A call made per step of a function another module defines, as this file's imports name it:
 // `log_metrics(...)` after `from .utils import log_metrics`, `engine.step(...)` after
 // `import engine`. The engine resolves it against the other files of the run.
 struct ImportedCall {

@@ -2161,6 +2161,15 @@ class Builder {
   }
 
   void finish() {
+    // Calls that may be of another module's function: `callee` as called, and for a method of
+    // a class, the method.
+    struct MaybeImported {
+      const std::string* callee;
+      const std::string* method;
+      Span span;
+      ScopeId scope;
+    };
+    std::vector<MaybeImported> maybe_imported;
     // Calls of functions defined in this file, now that every definition is known.
     for (const PendingCall& call : pending_calls_) {
       std::string key = call.callee;
@@ -2169,14 +2178,12 @@ class Builder {
         m_.calls.push_back({it->second, call.span, call.scope});
       } else if (call.loop_data && model_names_.count(call.callee)) {
         m_.events.push_back({StepEventKind::ModelCall, call.span, call.scope, call.callee});
-      } else if (auto target = imported_target(call.callee)) {
-        m_.imported_calls.push_back({target->first, target->second, call.span, call.scope});
+      } else {
+        maybe_imported.push_back({&call.callee, nullptr, call.span, call.scope});
       }
     }
-    for (const PendingCall& call : pending_dotted_calls_) {
-      if (auto target = imported_target(call.callee))
-        m_.imported_calls.push_back({target->first, target->second, call.span, call.scope});
-    }
+    for (const PendingCall& call : pending_dotted_calls_)
+      maybe_imported.push_back({&call.callee, nullptr, call.span, call.scope});
     for (const PendingMethodCall& call : pending_method_calls_) {
       if (call.klass.find('.') == std::string::npos) {
         auto it = function_by_name_.find(call.klass + "." + call.method);
@@ -2185,10 +2192,7 @@ class Builder {
           continue;
         }
       }
-      if (auto target = imported_target(call.klass)) {
-        m_.imported_calls.push_back(
-            {target->first, target->second + "." + call.method, call.span, call.scope});
-      }
+      maybe_imported.push_back({&call.klass, &call.method, call.span, call.scope});
     }
     for (const PendingFlow& flow : pending_flows_) {
       auto callee = imported_target(flow.callee);
@@ -2291,6 +2295,16 @@ class Builder {
       if (model_names_.count(d.name)) m_.file_level_amp = d.reduced;
     }
     m_.classify();
+    // Only a call made per step makes the function it calls per step (the engine links no
+    // other), so only those are resolved against the imports.
+    for (const MaybeImported& call : maybe_imported) {
+      if (!m_.step_context(call.scope).per_step()) continue;
+      auto target = imported_target(*call.callee);
+      if (!target) continue;
+      if (call.method) target->second.append(".").append(*call.method);
+      m_.imported_calls.push_back(
+          {std::move(target->first), std::move(target->second), call.span, call.scope});
+    }
     // An accumulator reset in the step loop's body (or deeper) lives for one step only.
     std::erase_if(m_.accumulations, [&](const Accumulation& a) {
       int32_t step = m_.step_context(a.scope).loop;
