@@ -2244,38 +2244,10 @@ class Builder {
       bool loss = loss_names_.count(p.callee) || is_functional_loss(p.callee);
       if (model || loss) m_.unmoved_inputs.push_back(p.input);
     }
-    for (const auto& [condition, scope] : pending_conditions_) {
-      if (is_tensor_condition(condition)) m_.tensor_conditions.push_back({span(condition), scope});
-    }
-    for (const auto& [subscript, scope] : pending_masks_) {
-      Node value = field(subscript, s_.f_value);
-      if (subscript.named_child_count() != 2 || numpy_names_.count(dotted(value))) continue;
-      Node index = field(subscript, s_.f_subscript);
-      if (!is_mask(index) || !is_tensor_expr(value)) continue;
-      // `logits[valid], y[valid]`: one mask, one finding for the line.
-      if (!m_.dynamic_shapes.empty() && last_mask_ == text(index) &&
-          src_.substr(m_.dynamic_shapes.back().span.end,
-                      subscript.start() - m_.dynamic_shapes.back().span.end)
-                  .find('\n') == std::string_view::npos) {
-        continue;
-      }
-      last_mask_ = text(index);
-      std::string spelling(text(subscript).substr(0, 60));
-      m_.dynamic_shapes.push_back({span(subscript), scope, std::move(spelling)});
-    }
-    for (const auto& [call, scope] : pending_dynamic_) {
-      if (!is_tensor_expr(receiver_of(call))) continue;
-      std::string spelling = ".";
-      spelling.append(method_of(call)).append("()");
-      m_.dynamic_shapes.push_back({span(call), scope, std::move(spelling)});
-    }
     for (auto& [value, acc] : pending_accumulations_) {
       acc.carries_graph = is_graph_expr(value);
       if (is_tensor_expr(value) || acc.carries_graph) m_.accumulations.push_back(std::move(acc));
     }
-    std::sort(
-        m_.dynamic_shapes.begin(), m_.dynamic_shapes.end(),
-        [](const DynamicShape& a, const DynamicShape& b) { return a.span.begin < b.span.begin; });
     std::vector<std::string> models(model_names_.begin(), model_names_.end());
     std::sort(models.begin(), models.end());
     for (const std::string& name : models) {
@@ -2305,6 +2277,42 @@ class Builder {
       m_.imported_calls.push_back(
           {std::move(target->first), std::move(target->second), call.span, call.scope});
     }
+    // Branches and shapes matter only per step and outside an interval guard, where GL105 and
+    // GL106 report them; the tensor-ness of the rest is not worked out.
+    auto reported = [&](ScopeId scope) {
+      const StepContext context = m_.step_context(scope);
+      return context.per_step() && !context.interval_guarded;
+    };
+    for (const auto& [condition, scope] : pending_conditions_) {
+      if (reported(scope) && is_tensor_condition(condition))
+        m_.tensor_conditions.push_back({span(condition), scope});
+    }
+    for (const auto& [subscript, scope] : pending_masks_) {
+      if (!reported(scope)) continue;
+      Node value = field(subscript, s_.f_value);
+      if (subscript.named_child_count() != 2 || numpy_names_.count(dotted(value))) continue;
+      Node index = field(subscript, s_.f_subscript);
+      if (!is_mask(index) || !is_tensor_expr(value)) continue;
+      // `logits[valid], y[valid]`: one mask, one finding for the line.
+      if (!m_.dynamic_shapes.empty() && last_mask_ == text(index) &&
+          src_.substr(m_.dynamic_shapes.back().span.end,
+                      subscript.start() - m_.dynamic_shapes.back().span.end)
+                  .find('\n') == std::string_view::npos) {
+        continue;
+      }
+      last_mask_ = text(index);
+      std::string spelling(text(subscript).substr(0, 60));
+      m_.dynamic_shapes.push_back({span(subscript), scope, std::move(spelling)});
+    }
+    for (const auto& [call, scope] : pending_dynamic_) {
+      if (!reported(scope) || !is_tensor_expr(receiver_of(call))) continue;
+      std::string spelling = ".";
+      spelling.append(method_of(call)).append("()");
+      m_.dynamic_shapes.push_back({span(call), scope, std::move(spelling)});
+    }
+    std::sort(
+        m_.dynamic_shapes.begin(), m_.dynamic_shapes.end(),
+        [](const DynamicShape& a, const DynamicShape& b) { return a.span.begin < b.span.begin; });
     // An accumulator reset in the step loop's body (or deeper) lives for one step only.
     std::erase_if(m_.accumulations, [&](const Accumulation& a) {
       int32_t step = m_.step_context(a.scope).loop;
