@@ -1,9 +1,14 @@
 // Times the tree-sitter parse alone (the floor) and two builds of gpulint's pipeline (shared
-// libraries made by bench/ab/ab.sh) in one process, file by file, rotating which of the three
-// runs first. Prints each pipeline's time against the floor and B's against A's.
+// libraries made by bench/ab/ab.sh) in one process, rotating which of the three runs first.
+// Prints each pipeline's time against the floor and B's against A's.
 //
-//   ab_harness CORPUS_DIR LIB_A.so LIB_B.so REPEATS
-
+// By default the three take turns file by file, which cancels the machine's drift best but
+// runs each with its code and branch history cold: it leaves out what the pipeline's own code
+// costs the parse it runs next to. With --passes they take turns pass by pass over the corpus,
+// as the corpus bench runs them, each warm through its pass; pin the process to one core
+// (taskset) so that the scheduler moves no pass mid-way.
+//
+//   ab_harness CORPUS_DIR LIB_A.so LIB_B.so REPEATS [--passes]
 #include <dlfcn.h>
 #include <tree_sitter/api.h>
 
@@ -41,8 +46,9 @@ LintFn load(const char* library) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    std::fprintf(stderr, "usage: ab_harness CORPUS_DIR LIB_A.so LIB_B.so REPEATS\n");
+  const bool passes = argc == 6 && std::string(argv[5]) == "--passes";
+  if (argc != 5 && !passes) {
+    std::fprintf(stderr, "usage: ab_harness CORPUS_DIR LIB_A.so LIB_B.so REPEATS [--passes]\n");
     return 2;
   }
   std::vector<std::string> paths, texts;
@@ -62,17 +68,23 @@ int main(int argc, char** argv) {
   using Clock = std::chrono::steady_clock;
   double seconds[3] = {0, 0, 0};  // floor, A, B
   size_t findings[2] = {0, 0};
+  auto run = [&](size_t which, size_t i) {
+    if (which == 0) {
+      ts_tree_delete(ts_parser_parse_string(parser, nullptr, texts[i].data(),
+                                            static_cast<uint32_t>(texts[i].size())));
+    } else {
+      findings[which - 1] += lint[which - 1](paths[i].c_str(), texts[i].data(), texts[i].size());
+    }
+  };
   for (int r = 0; r < repeats; ++r) {
-    for (size_t i = 0; i < texts.size(); ++i) {
+    for (size_t i = 0; i < (passes ? 1 : texts.size()); ++i) {
       for (size_t k = 0; k < 3; ++k) {
         const size_t which = (k + r + i) % 3;
         const Clock::time_point start = Clock::now();
-        if (which == 0) {
-          ts_tree_delete(ts_parser_parse_string(parser, nullptr, texts[i].data(),
-                                                static_cast<uint32_t>(texts[i].size())));
+        if (passes) {
+          for (size_t file = 0; file < texts.size(); ++file) run(which, file);
         } else {
-          findings[which - 1] +=
-              lint[which - 1](paths[i].c_str(), texts[i].data(), texts[i].size());
+          run(which, i);
         }
         seconds[which] += std::chrono::duration<double>(Clock::now() - start).count();
       }
