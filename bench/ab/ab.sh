@@ -3,16 +3,18 @@
 # revision is built (Release, position-independent) into a shared library, and ab_harness times
 # both and the parse-only floor file by file, interleaved. Two builds of the same revision agree
 # to about 0.3% on the development machine, where runs of the corpus bench vary by 2-3%.
+# --passes times them pass by pass instead (ab_harness.cpp says when that matters).
 #
-#   bench/ab/ab.sh REV_A REV_B CORPUS_DIR [REPEATS]     (a REV of "." is the working tree)
+#   bench/ab/ab.sh REV_A REV_B CORPUS_DIR [REPEATS] [--passes]   (a REV of "." is the worktree)
 #
 # Revisions older than this script lack the library's CMake target and cannot be built.
 set -euo pipefail
-usage="usage: ab.sh REV_A REV_B CORPUS_DIR [REPEATS]"
+usage="usage: ab.sh REV_A REV_B CORPUS_DIR [REPEATS] [--passes]"
 rev_a=${1:?$usage}
 rev_b=${2:?$usage}
 corpus=${3:?$usage}
 repeats=${4:-20}
+mode=${5:-}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=${GPULINT_AB_DIR:-/tmp/gpulint-ab}
 mkdir -p "$work"
@@ -44,4 +46,4 @@ built_b=$(build "$rev_b")
 cp "$built_a" "$work/A.so"
 cp "$built_b" "$work/B.so"
 echo "A = $rev_a, B = $rev_b"
-"$(dirname "$built_b")/gpulint_ab_harness" "$corpus" "$work/A.so" "$work/B.so" "$repeats"
+"$(dirname "$built_b")/gpulint_ab_harness" "$corpus" "$work/A.so" "$work/B.so" "$repeats" $mode
