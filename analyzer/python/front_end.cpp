@@ -162,9 +162,10 @@ struct LoopState {
   std::vector<std::pair<size_t, std::vector<std::string_view>>> carried_calls;
 };
 
+// Names are views into the source, which outlives the Builder.
 struct PendingCall {
-  std::string callee;  // `helper` or `self.method`
-  std::string klass;   // the class the call sits in, for self.method
+  std::string_view callee;  // `helper` or `self.method`
+  std::string_view klass;   // the class the call sits in, for self.method
   Span span;
   ScopeId scope;
   bool loop_data;  // an argument is bound in the loop (or is a parameter of the helper)
@@ -231,7 +232,7 @@ class Builder {
   ScopeId scope_ = kNoScope;
   ScopeId module_scope_ = kNoScope;
   int32_t function_ = -1;
-  std::string class_name_;
+  std::string_view class_name_;  // into the source
   std::string class_bases_;
   bool in_forward_ = false;
   bool in_output_ = false;
@@ -606,15 +607,16 @@ class Builder {
 
   void on_class(Node n, int depth) {
     note_comments(n);
-    std::string saved_name = class_name_, saved_bases = class_bases_;
+    const std::string_view saved_name = class_name_;
+    std::string saved_bases = class_bases_;
     Node name = field(n, s_.f_name);
     Node bases = field(n, s_.f_superclasses);
-    class_name_ = null(name) ? "" : std::string(text(name));
+    class_name_ = null(name) ? std::string_view{} : text(name);
     class_bases_ = null(bases) ? "" : std::string(text(bases));
-    if (class_bases_.find("Trainer") != std::string::npos) trainer_classes_.insert(class_name_);
+    if (class_bases_.find("Trainer") != std::string::npos) trainer_classes_.emplace(class_name_);
     if (class_bases_.find("Module") != std::string::npos ||
         class_bases_.find("Sequential") != std::string::npos) {
-      module_classes_.insert(class_name_);
+      module_classes_.emplace(class_name_);
     }
     with_scope(new_scope(ScopeKind::Class), field(n, s_.f_body), depth);
     class_name_ = saved_name;
@@ -640,7 +642,7 @@ class Builder {
     m_.scopes[scope].regions = regions;
     f.scope = scope;
     m_.functions.push_back(f);
-    std::string key = method ? class_name_ + "." + f.name : f.name;
+    std::string key = method ? std::string(class_name_) + "." + f.name : f.name;
     if (m_.scopes[scope_].kind == ScopeKind::Module || method)
       function_by_name_.emplace(key, index);
 
@@ -1179,7 +1181,7 @@ class Builder {
       constants_[name] = literal_number(value);
     } else if (single && literal && top_level_class()) {
       // `class CFG: num_workers = 0`, read as `CFG.num_workers`.
-      constants_[class_name_ + "." + name] = literal_number(value);
+      constants_[std::string(class_name_) + "." + name] = literal_number(value);
     } else if (m_.scopes[scope_].kind != ScopeKind::Module) {
       // `CFG.num_workers = args.workers` in main(): the class's value no longer holds.
       for (const std::string& t : names) {
@@ -1506,13 +1508,13 @@ class Builder {
     if (!callee.empty() && (callee.find('.') == std::string::npos || self_call)) {
       std::vector<std::string_view> read;
       const bool loop_data = has_loop_data(args, read);
-      pending_calls_.push_back({std::string(callee), self_call ? class_name_ : std::string(),
-                                span(n), scope_, loop_data});
+      pending_calls_.push_back(
+          {callee, self_call ? class_name_ : std::string_view{}, span(n), scope_, loop_data});
       if (!loop_data && !loop_stack_.empty() && loop_stack_.back().function == function_)
         loop_stack_.back().carried_calls.emplace_back(pending_calls_.size() - 1, std::move(read));
       note_instance_call(n, callee);
     } else if (!callee.empty() && !callee.starts_with("self.")) {
-      pending_dotted_calls_.push_back({std::string(callee), {}, span(n), scope_, false});
+      pending_dotted_calls_.push_back({callee, {}, span(n), scope_, false});
       note_method_of_instance(n, callee, method);
     }
     if (!callee.empty()) note_flows(callee, args);
@@ -2144,9 +2146,9 @@ class Builder {
   // `from pkg import engine`. Torch and other libraries resolve too; the engine drops what no
   // analysed file defines.
   std::optional<std::pair<std::string, std::string>> imported_target(
-      const std::string& callee) const {
+      std::string_view callee) const {
     const size_t dot = callee.find('.');
-    const auto found = import_by_local_.find(std::string_view(callee).substr(0, dot));
+    const auto found = import_by_local_.find(callee.substr(0, dot));
     if (found == import_by_local_.end()) return std::nullopt;
     const Import& imp = m_.imports[found->second];
     if (dot == std::string::npos) {
@@ -2157,33 +2159,37 @@ class Builder {
     if (!imp.symbol.empty()) module += (module.ends_with('.') ? "" : ".") + imp.symbol;
     const size_t last = callee.rfind('.');
     if (last > dot) module += callee.substr(dot, last - dot);
-    return std::make_pair(module, callee.substr(last + 1));
+    return std::make_pair(std::move(module), std::string(callee.substr(last + 1)));
   }
 
   void finish() {
     // Calls that may be of another module's function: `callee` as called, and for a method of
     // a class, the method.
     struct MaybeImported {
-      const std::string* callee;
-      const std::string* method;
+      std::string_view callee;
+      std::string_view method;  // empty for none
       Span span;
       ScopeId scope;
     };
     std::vector<MaybeImported> maybe_imported;
     // Calls of functions defined in this file, now that every definition is known.
     for (const PendingCall& call : pending_calls_) {
-      std::string key = call.callee;
-      if (key.starts_with("self.")) key = call.klass + "." + key.substr(5);
+      const std::string self_key =
+          call.callee.starts_with("self.")
+              ? std::string(call.klass) + "." + std::string(call.callee.substr(5))
+              : std::string();
+      const std::string_view key = self_key.empty() ? call.callee : std::string_view(self_key);
       if (auto it = function_by_name_.find(key); it != function_by_name_.end()) {
         m_.calls.push_back({it->second, call.span, call.scope});
       } else if (call.loop_data && model_names_.count(call.callee)) {
-        m_.events.push_back({StepEventKind::ModelCall, call.span, call.scope, call.callee});
+        m_.events.push_back(
+            {StepEventKind::ModelCall, call.span, call.scope, std::string(call.callee)});
       } else {
-        maybe_imported.push_back({&call.callee, nullptr, call.span, call.scope});
+        maybe_imported.push_back({call.callee, {}, call.span, call.scope});
       }
     }
     for (const PendingCall& call : pending_dotted_calls_)
-      maybe_imported.push_back({&call.callee, nullptr, call.span, call.scope});
+      maybe_imported.push_back({call.callee, {}, call.span, call.scope});
     for (const PendingMethodCall& call : pending_method_calls_) {
       if (call.klass.find('.') == std::string::npos) {
         auto it = function_by_name_.find(call.klass + "." + call.method);
@@ -2192,7 +2198,7 @@ class Builder {
           continue;
         }
       }
-      maybe_imported.push_back({&call.klass, &call.method, call.span, call.scope});
+      maybe_imported.push_back({call.klass, call.method, call.span, call.scope});
     }
     for (const PendingFlow& flow : pending_flows_) {
       auto callee = imported_target(flow.callee);
@@ -2271,9 +2277,9 @@ class Builder {
     // other), so only those are resolved against the imports.
     for (const MaybeImported& call : maybe_imported) {
       if (!m_.step_context(call.scope).per_step()) continue;
-      auto target = imported_target(*call.callee);
+      auto target = imported_target(call.callee);
       if (!target) continue;
-      if (call.method) target->second.append(".").append(*call.method);
+      if (!call.method.empty()) target->second.append(".").append(call.method);
       m_.imported_calls.push_back(
           {std::move(target->first), std::move(target->second), call.span, call.scope});
     }
