@@ -7,7 +7,6 @@
 #include <sstream>
 #include <thread>
 
-#include <filesystem>
 #include <map>
 #include <set>
 
@@ -189,7 +188,7 @@ void report_unused_suppressions(const SourceFile& file, const std::vector<const 
 }
 
 StepModel build_model(const SourceFile& file, const Inbound& inbound) {
-  const std::string filename = std::filesystem::path(file.path()).filename().string();
+  const std::string_view filename = filename_of(file.path());
   if (is_dependency_file(filename)) return deps::build_model(file.text());
   if (language_of(filename) == Language::Cpp)
     return cpp::build_model_for_file(file.path(), file.text());
@@ -241,8 +240,7 @@ void plan_cpp_files(const std::vector<std::string>& paths, RuleSetOf&& rule_set_
                     ResultCache* cache) {
   std::vector<std::string> parsed;
   for (const std::string& path : paths) {
-    const std::string filename = std::filesystem::path(path).filename().string();
-    if (language_of(filename) != Language::Cpp) continue;
+    if (language_of(filename_of(path)) != Language::Cpp) continue;
     if (cache != nullptr) {
       std::ifstream in(path, std::ios::binary);
       std::ostringstream bytes;

@@ -17,6 +17,13 @@ inline bool is_dependency_file(std::string_view filename) {
   return filename.starts_with("requirements") && filename.ends_with(".txt");
 }
 
+// The last component of a path, as std::filesystem::path::filename gives it for a file's path,
+// without building a path (it runs for every file linted).
+inline std::string_view filename_of(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
 // The language of a file found while walking a directory, by its name; none: not ours.
 inline std::optional<Language> language_of(std::string_view filename) {
   if (is_dependency_file(filename)) return Language::Dependencies;

@@ -35,6 +35,16 @@ class NameTable : public Table {
   typename Table::const_iterator find(const Key& key) const {
     return this->empty() ? this->end() : Table::find(key);
   }
+
+  // A name given as a view, inserted when it is new: no key string is built (and thrown away
+  // again, as emplace does) for a name the set holds already.
+  void add(std::string_view key) {
+    if (count(key) == 0) this->emplace(key);
+  }
+  // erase(key) wants a std::string until C++23.
+  void remove(std::string_view key) {
+    if (auto it = find(key); it != this->end()) this->erase(it);
+  }
 };
 
 using NameSet = NameTable<std::unordered_set<std::string, NameHash, std::equal_to<>>>;

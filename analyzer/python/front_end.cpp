@@ -380,12 +380,13 @@ class Builder {
     return n;
   }
 
-  // Names bound by an assignment target or loop target, `self.x` included.
-  void target_names(Node n, std::vector<std::string>& out, int depth = 0) {
+  // Names bound by an assignment target or loop target, `self.x` included; views as
+  // dotted_view gives them.
+  void target_names(Node n, std::vector<std::string_view>& out, int depth = 0) {
     if (null(n) || depth > kMaxExprDepth) return;
     if (is(n, s_.identifier) || is(n, s_.attribute)) {
-      std::string name = dotted(n);
-      if (!name.empty()) out.push_back(std::move(name));
+      const std::string_view name = dotted_view(n);
+      if (!name.empty()) out.push_back(name);
       return;
     }
     if (is(n, s_.pattern_list) || is(n, s_.tuple_pattern) || is(n, s_.list_pattern) ||
@@ -787,18 +788,18 @@ class Builder {
     if (!null(right)) visit(right, depth + 1);  // the iterable is evaluated once
     int32_t loop = begin_loop(n, right);
     if (!null(right)) note_iterable(loop, right);
-    std::vector<std::string> targets;
+    std::vector<std::string_view> targets;
     target_names(left, targets);
     LoopState& state = loop_stack_.back();
     // `for step in range(n)` / `for i, batch in enumerate(loader)`: the first target counts.
     const bool counted = !null(right) && !targets.empty() &&
                          (contains_text(right, "range(") || contains_text(right, "enumerate("));
-    if (counted) counter_names_.insert(targets.front());
+    if (counted) counter_names_.add(targets.front());
     for (size_t i = 0; i < targets.size(); ++i) {
-      state.bound.insert(targets[i]);
+      state.bound.add(targets[i]);
       if (m_.loops[loop].iterates_loader && !(counted && i == 0)) {
-        state.cpu_batch.insert(targets[i]);
-        tensor_names_.insert(targets[i]);
+        state.cpu_batch.add(targets[i]);
+        tensor_names_.add(targets[i]);
       }
     }
     Node body = field(n, s_.f_body);
@@ -1023,83 +1024,86 @@ class Builder {
 
   // `device = cuda` in one branch and `device = cpu` in the other: the name may be either, and
   // a copy to it is not known to be a host copy.
-  void bind_device(const std::string& name, DeviceTarget target) {
-    auto [it, inserted] = device_names_.try_emplace(name, DeviceName{target});
+  void bind_device(std::string_view name, DeviceTarget target) {
+    auto [it, inserted] = device_names_.try_emplace(std::string(name), DeviceName{target});
     if (!inserted && it->second.target != target) it->second.target = DeviceTarget::MaybeCuda;
   }
 
   void on_assignment(Node n, int depth) {
     Node left = field(n, s_.f_left), right = field(n, s_.f_right);
     if (!null(right)) visit(right, depth + 1);
-    std::vector<std::string> names;
+    std::vector<std::string_view> names;
     target_names(left, names);
     if (null(right)) return;
-    on_setting(left, unparen(right));
-    if (names.empty()) return;
     Node value = unparen(right);
-    const std::string& name = names.front();
+    on_setting(left, value);
+    if (names.empty()) return;
+    const std::string_view name = names.front();
     const bool single = names.size() == 1;
+    const bool moved = moves_to_device(value);
 
     // Loop-carried facts: bound names, and batches moved or not on their way to the model.
     if (!loop_stack_.empty() && loop_stack_.back().function == function_) {
       LoopState& state = loop_stack_.back();
-      bool moved = moves_to_device(value);
-      bool from_batch = !moved && reads_cpu_batch(value, state);
-      for (const std::string& t : names) {
-        state.bound.insert(t);
+      const bool from_batch = !moved && reads_cpu_batch(value, state);
+      for (std::string_view t : names) {
+        state.bound.add(t);
         if (from_batch) {
-          state.cpu_batch.insert(t);
+          state.cpu_batch.add(t);
         } else {
-          state.cpu_batch.erase(t);
+          state.cpu_batch.remove(t);
         }
       }
     }
 
-    for (const std::string& t : names) first_assignment_.try_emplace(t, span(n));
+    for (std::string_view t : names) {
+      if (!first_assignment_.count(t)) first_assignment_.emplace(t, span(n));
+    }
     if (is_graph_expr(value)) {
-      for (const std::string& t : names) grad_names_.insert(t);
+      for (std::string_view t : names) grad_names_.add(t);
     } else {
-      for (const std::string& t : names) grad_names_.erase(t);
+      for (std::string_view t : names) grad_names_.remove(t);
     }
     if (single) {
       if (is_mask(value)) {
-        mask_names_.insert(name);
+        mask_names_.add(name);
       } else {
-        mask_names_.erase(name);
+        mask_names_.remove(name);
       }
     }
-    bool tensor = is_tensor_expr(value);
-    for (const std::string& t : names) {
-      if (tensor) tensor_names_.insert(t);
-      if (moves_to_device(value)) on_device_names_.insert(t);
+    const bool tensor = is_tensor_expr(value);
+    for (std::string_view t : names) {
+      if (tensor) tensor_names_.add(t);
+      if (moved) on_device_names_.add(t);
     }
-    if (contains_text(value, "autocast")) autocast_names_.insert(name);
+    if (contains_text(value, "autocast")) autocast_names_.add(name);
 
     if (!is(value, s_.call)) {
       // `meter = None` after `meter = Meter()`: the name no longer holds what the call returned.
-      for (const std::string& t : names) call_results_.erase(t);
+      for (std::string_view t : names) call_results_.remove(t);
     }
     if (is(value, s_.call)) {
-      std::string callee(callee_name(value));
+      const std::string_view callee = callee_name(value);
       std::string_view tail = last_component(callee);
       if (single && !m_.loaders.empty() && m_.loaders.back().call == span(value)) {
-        loader_names_[name] = static_cast<int32_t>(m_.loaders.size() - 1);
+        loader_names_[std::string(name)] = static_cast<int32_t>(m_.loaders.size() - 1);
       }
       if (single && tail == "iter") {
         Node args = field(value, s_.f_arguments);
         Node arg = null(args) ? Node{} : args.named_child(0);
-        std::string inner = dotted(arg);
+        const std::string_view inner = dotted_view(arg);
         if (auto it = loader_names_.find(inner); it != loader_names_.end()) {
-          loader_iter_names_[name] = it->second;
+          loader_iter_names_[std::string(name)] = it->second;
         } else if (looks_like_loader(inner)) {
-          loader_iter_names_[name] = -1;
+          loader_iter_names_[std::string(name)] = -1;
         }
       }
-      if (single && loader_functions_.count(callee)) {
-        loader_names_[name] = loader_functions_[callee];
+      if (auto f = single ? loader_functions_.find(callee) : loader_functions_.end();
+          f != loader_functions_.end()) {
+        loader_names_[std::string(name)] = f->second;
       } else if (!callee.empty()) {
         // `train, val = make_loaders()`: each name holds part of what the call returned.
-        for (const std::string& t : names) call_results_[t] = callee;
+        for (std::string_view t : names) call_results_[std::string(t)] = callee;
       } else if (single) {
         // `model = Tagger(...).to(device)`: the instance of the constructor the chain starts at.
         Node root = value;
@@ -1110,51 +1114,51 @@ class Builder {
         }
         if (const std::string_view constructor = is(root, s_.call) ? callee_name(root) : "";
             !constructor.empty()) {
-          call_results_[name] = constructor;
+          call_results_[std::string(name)] = constructor;
         }
       }
       if (single && (module_classes_.count(callee) || is_module_constructor(callee)))
-        module_names_.insert(name);
-      if (callee == "wandb.init") tracker_runs_.insert(name);  // `run.log(...)` is wandb.log
+        module_names_.add(name);
+      if (callee == "wandb.init") tracker_runs_.add(name);  // `run.log(...)` is wandb.log
       if (tail == "Event" || tail == "Stream" || tail == "current_stream" ||
           tail == "default_stream") {
-        sync_objects_.insert(name);
+        sync_objects_.add(name);
       }
       if (is_loss_constructor(callee)) {
-        loss_names_.insert(name);
+        loss_names_.add(name);
       } else if (is_optimizer_constructor(callee)) {
-        optimizer_names_.insert(name);
+        optimizer_names_.add(name);
       }
-      if (tail == "device" && callee.find("torch") != std::string::npos) {
+      if (tail == "device" && callee.find("torch") != std::string_view::npos) {
         bind_device(name, classify_device(value));
       }
       if (tail == "compile" || tail == "DistributedDataParallel" || tail == "DDP" ||
           tail == "DataParallel" || tail == "FSDP") {
         Args wrapped = arguments(value);
         if (!wrapped.positional.empty()) {
-          std::string inner = dotted(wrapped.positional.front());
-          if (!inner.empty() && model_names_.count(inner)) model_names_.insert(name);
+          const std::string_view inner = dotted_view(wrapped.positional.front());
+          if (!inner.empty() && model_names_.count(inner)) model_names_.add(name);
           // DDP(net) / torch.compile(net) of a model already on the device.
-          if (on_device_names_.count(inner)) on_device_names_.insert(name);
+          if (on_device_names_.count(inner)) on_device_names_.add(name);
         }
       }
       // `model = model.to(device)` / `model = Net().cuda()`, also followed by a dtype or mode
       // switch: `AutoModel.from_pretrained(name).to("cuda").half().eval()`.
-      Node moved = value;
-      for (int d = 0; d < kMaxExprDepth && is(moved, s_.call); ++d) {
-        const std::string_view m = method_of(moved);
+      Node to_call = value;
+      for (int d = 0; d < kMaxExprDepth && is(to_call, s_.call); ++d) {
+        const std::string_view m = method_of(to_call);
         if (m != "half" && m != "bfloat16" && m != "float" && m != "eval" && m != "train") break;
-        moved = receiver_of(moved);
+        to_call = receiver_of(to_call);
       }
-      std::string_view method = method_of(moved);
+      std::string_view method = method_of(to_call);
       if ((method == "to" || method == "cuda") &&
-          !is_fill_factory(callee_name(receiver_of(moved)))) {
-        Node recv = receiver_of(moved);
-        std::string root = dotted(recv);
+          !is_fill_factory(callee_name(receiver_of(to_call)))) {
+        Node recv = receiver_of(to_call);
+        const std::string_view root = dotted_view(recv);
         if ((is(recv, s_.call) && !is_tensor_function(callee_name(recv)) &&
              !is_parameterless_module(callee_name(recv))) ||
             model_names_.count(root)) {
-          if (!is_loss_constructor(callee_name(recv))) model_names_.insert(name);
+          if (!is_loss_constructor(callee_name(recv))) model_names_.add(name);
         }
       }
     } else if (is(value, s_.string)) {
@@ -1166,36 +1170,37 @@ class Builder {
     } else if (is(value, s_.conditional_expression) && single) {
       std::string_view t = text(value);
       if (t.find("\"cuda") != std::string_view::npos || t.find("'cuda") != std::string_view::npos) {
-        device_names_[name] = {DeviceTarget::MaybeCuda};
+        device_names_[std::string(name)] = {DeviceTarget::MaybeCuda};
       }
     } else if (is(value, s_.identifier) && single) {
-      std::string source(text(value));
-      if (!params_.empty() && params_.back().count(source)) passed_in_names_.insert(name);
+      const std::string_view source = text(value);
+      if (!params_.empty() && params_.back().count(source)) passed_in_names_.add(name);
       if (auto it = device_names_.find(source); it != device_names_.end())
-        device_names_[name] = it->second;
-      if (model_names_.count(source)) model_names_.insert(name);
+        device_names_[std::string(name)] = it->second;
+      if (model_names_.count(source)) model_names_.add(name);
     }
 
     const bool literal = is(value, s_.integer) || is(value, s_.true_) || is(value, s_.false_);
     if (single && literal && m_.scopes[scope_].kind == ScopeKind::Module) {
-      constants_[name] = literal_number(value);
+      constants_[std::string(name)] = literal_number(value);
     } else if (single && literal && top_level_class()) {
       // `class CFG: num_workers = 0`, read as `CFG.num_workers`.
-      constants_[std::string(class_name_) + "." + name] = literal_number(value);
+      constants_[std::string(class_name_) + "." + std::string(name)] = literal_number(value);
     } else if (m_.scopes[scope_].kind != ScopeKind::Module) {
       // `CFG.num_workers = args.workers` in main(): the class's value no longer holds.
-      for (const std::string& t : names) {
-        if (t.find('.') != std::string::npos) constants_.erase(t);
+      for (std::string_view t : names) {
+        if (t.find('.') != std::string_view::npos) constants_.remove(t);
       }
     }
     if (single &&
         (is(value, s_.dictionary) || (is(value, s_.call) && callee_name(value) == "dict") ||
          is(value, s_.conditional_expression))) {
-      dicts_[name].clear();
-      dicts_[name].emplace_back(value, false);
+      auto& dict = dicts_[std::string(name)];
+      dict.clear();
+      dict.emplace_back(value, false);
     }
     if (single && looks_like_device(name) && !device_names_.count(name)) {
-      device_names_[name] = {classify_device(value)};
+      device_names_[std::string(name)] = {classify_device(value)};
     }
   }
 
@@ -1611,9 +1616,9 @@ class Builder {
       compiled_names_.insert(subject);
       Node parent = n.parent();
       if (is(parent, s_.assignment)) {
-        std::vector<std::string> names;
+        std::vector<std::string_view> names;
         target_names(field(parent, s_.f_left), names);
-        for (const std::string& name : names) compiled_names_.insert(name);
+        for (std::string_view name : names) compiled_names_.add(name);
       }
     }
     if (callee.ends_with("cuda.empty_cache"))
@@ -1932,11 +1937,11 @@ class Builder {
             std::isupper(static_cast<unsigned char>(tail[0]))) {
           Node parent = n.parent();
           if (is(parent, s_.assignment)) {
-            std::vector<std::string> names;
+            std::vector<std::string_view> names;
             target_names(field(parent, s_.f_left), names);
-            for (const std::string& name : names) {
-              model_names_.insert(name);
-              m_.moved_models.push_back(name);
+            for (std::string_view name : names) {
+              model_names_.add(name);
+              m_.moved_models.emplace_back(name);
             }
           }
         }
