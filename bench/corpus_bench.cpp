@@ -6,6 +6,8 @@
 // Each corpus size runs in its own forked child, so each gets its own ru_maxrss: the parent never
 // holds the corpus, and the 2x run shows whether peak memory grows with the number of files.
 
+#include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <tree_sitter/api.h>
@@ -91,9 +93,21 @@ double process_cpu_seconds() {
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
 }
 
+// A one-thread run stays on one core, the same for every such run: left to the scheduler, the
+// single worker's time on the development machine (two virtual cores) changed by up to 2x in
+// either direction from one run to the next, where pinned runs agree to a few percent.
+// -1: not pinned.
+void pin_to(int core) {
+  if (core < 0) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(core, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
 template <class MakeState, class Body>
-Timing timed_pool(unsigned threads, size_t files, uint64_t& checksum, MakeState make_state,
-                  Body body) {
+Timing timed_pool(unsigned threads, int core, size_t files, uint64_t& checksum,
+                  MakeState make_state, Body body) {
   std::atomic<size_t> next{0};
   std::atomic<uint64_t> total{0};
   const double cpu_start = process_cpu_seconds();
@@ -102,6 +116,7 @@ Timing timed_pool(unsigned threads, size_t files, uint64_t& checksum, MakeState 
     std::vector<std::jthread> pool;
     for (unsigned t = 0; t < threads; ++t) {
       pool.emplace_back([&] {
+        if (threads == 1) pin_to(core);
         auto state = make_state();
         uint64_t local = 0;
         for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < files;) {
@@ -121,9 +136,9 @@ struct ParserDeleter {
 };
 using ParserPtr = std::unique_ptr<TSParser, ParserDeleter>;
 
-Timing run_parse(const Corpus& corpus, unsigned threads, uint64_t& checksum) {
+Timing run_parse(const Corpus& corpus, unsigned threads, int core, uint64_t& checksum) {
   return timed_pool(
-      threads, corpus.texts.size(), checksum,
+      threads, core, corpus.texts.size(), checksum,
       [] {
         ParserPtr parser(ts_parser_new());
         ts_parser_set_language(parser.get(), tree_sitter_python());
@@ -142,10 +157,10 @@ Timing run_parse(const Corpus& corpus, unsigned threads, uint64_t& checksum) {
 // The SourceFile is built inside the timed region: copying the bytes and indexing the lines is
 // part of what the tool does for every file it reads.
 Timing run_lint(const Corpus& corpus, const std::vector<const gpulint::Rule*>& rules,
-                unsigned threads, uint64_t& checksum) {
+                unsigned threads, int core, uint64_t& checksum) {
   struct NoState {};
   return timed_pool(
-      threads, corpus.texts.size(), checksum, [] { return NoState{}; },
+      threads, core, corpus.texts.size(), checksum, [] { return NoState{}; },
       [&](NoState&, size_t i) -> uint64_t {
         const gpulint::SourceFile file(corpus.paths[i], corpus.texts[i]);
         return gpulint::lint_source(file, rules).size();
@@ -208,13 +223,14 @@ MemoryFigures measure(const std::vector<std::string>& paths, int copies, int rep
       {"parse-only", false, cores, {}, {}},
       {"gpulint", true, cores, {}, {}},
   };
+  const int core = sched_getcpu();
   // Rotating the order each repeat keeps a slow phase of the machine from always hitting the
   // same configuration.
   for (int repeat = 0; repeat < repeats; ++repeat) {
     for (size_t k = 0; k < configs.size(); ++k) {
       Config& config = configs[(k + static_cast<size_t>(repeat)) % configs.size()];
-      const Timing t = config.lint ? run_lint(corpus, rules, config.threads, config.checksum)
-                                   : run_parse(corpus, config.threads, config.checksum);
+      const Timing t = config.lint ? run_lint(corpus, rules, config.threads, core, config.checksum)
+                                   : run_parse(corpus, config.threads, core, config.checksum);
       config.seconds.push_back(t.wall);
       config.cpu_seconds.push_back(t.cpu);
     }
