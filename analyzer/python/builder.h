@@ -1,0 +1,325 @@
+// The state of one lowering of a Python file into the step model, shared by the files that
+// each handle one concern of the walk: syntax helpers (syntax.cpp), the walk and what follows it
+// (front_end.cpp), imports and module resolution (imports.cpp), scopes, loops and guards
+// (scopes.cpp), values (values.cpp), calls and API recognition (calls.cpp), and loaders and
+// framework hooks (loaders.cpp). Internal to the Python front end.
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "analyzer/core/name_table.h"
+#include "analyzer/core/step_model.h"
+#include "analyzer/flat_tree.h"
+#include "analyzer/python/front_end.h"
+
+namespace gpulint::python {
+
+// Deeper trees than this are not walked further: the rest of such an expression is reported
+// as not analysed (GL000) instead of risking the thread's stack.
+constexpr int kMaxDepth = 2000;
+// Calls nest in bigger frames than other nodes (on_call holds strings and argument lists), so
+// they get their own, lower limit: 200 is CPython's own limit for nested parentheses.
+constexpr int kMaxCallDepth = 200;
+// Expression judgements (tensor-ness, origins) look this deep and no deeper.
+constexpr int kMaxExprDepth = 48;
+
+struct Symbols {
+  TSSymbol module, function_definition, class_definition, decorated_definition, decorator;
+  TSSymbol for_statement, while_statement, if_statement, elif_clause, else_clause;
+  TSSymbol try_statement, except_clause, except_group_clause, finally_clause;
+  TSSymbol assert_statement, with_statement, with_clause, with_item, call, attribute, identifier,
+      keyword_argument;
+  TSSymbol assignment, augmented_assignment, return_statement, comment, argument_list;
+  TSSymbol string, integer, true_, false_, subscript, binary_operator, comparison_operator;
+  TSSymbol boolean_operator, not_operator, unary_operator, parenthesized_expression;
+  TSSymbol dictionary, pair, dictionary_splat, list_splat, conditional_expression, lambda;
+  TSSymbol pattern_list, tuple_pattern, expression_list, tuple, list_pattern, list;
+  TSSymbol generator_expression, typed_parameter, default_parameter, typed_default_parameter;
+  TSSymbol block, concatenated_string, none, import_statement, import_from_statement;
+  TSSymbol aliased_import, dotted_name, relative_import;
+  TSFieldId f_body, f_name, f_superclasses, f_left, f_right, f_condition, f_consequence;
+  TSFieldId f_alternative, f_value, f_function, f_arguments, f_object, f_attribute, f_parameters;
+  TSFieldId f_definition, f_operator, f_argument, f_key, f_alias, f_module_name, f_subscript;
+
+  explicit Symbols(const TSLanguage* lang);
+};
+
+// The Python grammar's symbols and fields, looked up once.
+const Symbols& symbols();
+
+// Where a name's value came from, as far as the front end cares.
+struct DeviceName {
+  DeviceTarget target = DeviceTarget::MaybeCuda;
+};
+
+struct LoopState {
+  int32_t loop = -1;
+  int32_t function = -1;
+  NameSet bound;      // names bound in the loop body so far
+  NameSet cpu_batch;  // names holding loader batches not yet moved
+  // Calls whose arguments may be bound later in the body, as loop-carried values
+  // (`out, h = decoder(x, h)` ... `x = out.argmax()`): (index into pending_calls_, names read).
+  std::vector<std::pair<size_t, std::vector<std::string_view>>> carried_calls;
+};
+
+// Names are views into the source, which outlives the Builder.
+struct PendingCall {
+  std::string_view callee;  // `helper` or `self.method`
+  std::string_view klass;   // the class the call sits in, for self.method
+  Span span;
+  ScopeId scope;
+  bool loop_data;  // an argument is bound in the loop (or is a parameter of the helper)
+};
+
+struct PendingConvert {
+  Node call;
+  Node argument;
+  ScopeId scope;
+  bool inside_output;
+};
+
+// `engine.train(model, loaders)` with `loaders` from another imported call.
+struct PendingFlow {
+  std::string callee;
+  int32_t position;
+  std::string keyword;
+  std::string source;
+};
+
+// `logger.update(...)` with `logger = MetricLogger(...)`: a method of a class, maybe imported.
+struct PendingMethodCall {
+  std::string klass;  // the constructor as called: `MetricLogger`, `utils.MetricLogger`
+  std::string method;
+  Span span;
+  ScopeId scope;
+};
+
+struct PendingInput {
+  std::string callee;
+  UnmovedInput input;
+};
+
+struct ModelDtype {
+  std::string name;
+  bool reduced;
+};
+
+class Builder {
+ public:
+  Builder(std::string_view src, const Inbound& inbound)
+      : src_(src), s_(symbols()), inbound_(inbound) {}
+
+  StepModel build();
+
+ private:
+  struct Args {
+    std::vector<Node> positional;
+    std::vector<std::pair<std::string_view, Node>> keywords;
+    std::vector<Node> dict_splats;
+    bool list_splat = false;
+  };
+  // What on_call has already worked out about a call's callee, so it is not worked out again.
+  struct Callee {
+    std::string_view name, tail, method;
+    bool optimizer;  // is_optimizer_constructor(name)
+  };
+  // Names a `.backward()` reads (`loss` in `(loss / n).backward()`), with its function.
+  struct Backward {
+    std::vector<std::string_view> names;
+    int32_t function;
+    Span span;
+    ScopeId scope;
+  };
+
+  // ---- the file and where the walk is --------------------------------------------------
+  std::string_view src_;
+  const Symbols& s_;
+  StepModel m_;
+  const Inbound& inbound_;
+  ScopeId scope_ = kNoScope;
+  ScopeId module_scope_ = kNoScope;
+  int32_t function_ = -1;
+  std::string_view class_name_;  // into the source
+  std::string class_bases_;
+  bool in_forward_ = false;
+  bool in_output_ = false;
+  int call_depth_ = 0;
+  std::vector<LoopState> loop_stack_;
+  std::vector<NameSet> params_;               // per open function
+  std::vector<bool> cuda_branch_stack_;       // per open branch: is it taken when CUDA is in use
+  mutable std::deque<std::string> interned_;  // names dotted_view had to build; stable addresses
+
+  // ---- what names hold (values.cpp) ----------------------------------------------------
+  NameSet model_names_, loss_names_, optimizer_names_, tensor_names_, numpy_names_, counter_names_,
+      autocast_names_, on_device_names_;
+  NameSet trainer_classes_, sync_objects_;
+  // Classes of this file that derive from a Module, and names bound to a module instance
+  // (`self.head = nn.Linear(...)`, `self.net = TinySegNet()`): calling one yields a tensor.
+  NameSet module_classes_, module_names_;
+  NameMap<DeviceName> device_names_;
+  NameMap<int64_t> constants_;  // NAME = literal at module level, Class.NAME in a class body
+  NameMap<std::vector<std::pair<Node, bool>>> dicts_;  // kwargs dicts
+  NameMap<std::string> call_results_;                  // `x = f(...)`: x -> f
+  NameSet deprecated_amp_names_, grad_names_, compiled_names_;
+  NameMap<Span> first_assignment_;
+  NameSet mask_names_;    // `valid = labels != -100`
+  NameSet tracker_runs_;  // `run = wandb.init(...)`
+  NameSet parameter_names_, passed_in_names_;
+  std::vector<ModelDtype> model_dtypes_;
+
+  // ---- loaders (loaders.cpp) -----------------------------------------------------------
+  NameMap<int32_t> loader_names_;                         // name -> loader
+  NameMap<int32_t> loader_iter_names_;                    // it = iter(loader)
+  NameMap<int32_t> loader_functions_;                     // def f(): return DataLoader
+  NameMap<std::vector<int32_t>> tuple_loader_functions_;  // def f(): return train, val
+  std::vector<std::pair<std::string, int32_t>> iterated_call_results_;  // (f, loop)
+
+  // ---- imports and calls to resolve once the file is known -----------------------------
+  NameMap<size_t> import_by_local_;    // the last import binding each name: m_.imports index
+  NameMap<int32_t> function_by_name_;  // `f` or `Class.f`
+  std::vector<PendingCall> pending_calls_;
+  std::vector<PendingCall> pending_dotted_calls_;  // `engine.step(...)`: maybe an imported module
+  std::vector<PendingMethodCall> pending_method_calls_;
+  std::vector<PendingFlow> pending_flows_;
+  std::vector<PendingConvert> pending_converts_;
+  std::vector<PendingInput> pending_inputs_;
+  std::vector<std::pair<Node, Accumulation>> pending_accumulations_;
+  std::vector<Backward> backwards_;
+  mutable std::vector<ImportedConstant> imported_constants_;  // found while resolving values
+  std::vector<std::pair<Node, ScopeId>> pending_conditions_;
+  std::vector<std::pair<Node, ScopeId>> pending_dynamic_;  // calls whose receiver must be a tensor
+  std::vector<std::pair<Node, ScopeId>> pending_masks_;    // subscripts: mask indexing if a mask
+  std::string_view last_mask_;
+
+  // ---- syntax (inline: every handler asks these) ---------------------------------------
+  std::string_view text(Node n) const {
+    uint32_t b = n.start(), e = n.end();
+    return src_.substr(b, e - b);
+  }
+  static Span span(Node n) { return {n.start(), n.end()}; }
+  static Node field(Node n, TSFieldId f) { return n.child_by_field(f); }
+  static bool null(Node n) { return n.null(); }
+  bool is(Node n, TSSymbol sym) const { return !null(n) && n.symbol() == sym; }
+  template <class F>
+  void for_each_child(Node n, F&& f, bool named_only = true) {
+    for (Node child = n.first_child(); !child.null(); child = child.next_sibling()) {
+      if (!named_only || child.named()) f(child);
+    }
+  }
+  // `a.b.c` for attribute chains of identifiers; empty for anything else.
+  std::string dotted(Node n) const { return std::string(dotted_view(n)); }
+  // The name a call is made on: `model` in `model(x)`, `self.net` in `self.net(x)`.
+  std::string_view callee_name(Node call) const { return dotted_view(field(call, s_.f_function)); }
+  bool contains_text(Node n, std::string_view needle) const {
+    return text(n).find(needle) != std::string_view::npos;
+  }
+
+  // ---- syntax.cpp ----------------------------------------------------------------------
+  std::string_view dotted_view(Node n) const;
+  size_t dotted_parts(Node n, int depth, std::string* out) const;
+  std::string_view method_of(Node call) const;
+  Node receiver_of(Node call) const;
+  std::string string_value(Node n) const;
+  Node unparen(Node n) const;
+  void target_names(Node n, std::vector<std::string_view>& out, int depth = 0);
+  void read_names(Node n, std::vector<std::string_view>& out, int depth = 0);
+  bool moves_to_device(Node n) const;
+  int64_t literal_number(Node n) const;
+
+  // ---- front_end.cpp: the walk, and what follows it ------------------------------------
+  void visit_children(Node n, int depth);
+  void note_too_deep(Node n);
+  void visit(Node n, int depth);
+  void note_first_error(Node n);
+  void note_comments(Node n);
+  void on_comment(Node n);
+  void finish();
+
+  // ---- imports.cpp ---------------------------------------------------------------------
+  void on_import(Node n);
+  std::optional<std::pair<std::string, std::string>> imported_target(std::string_view callee) const;
+  std::optional<int64_t> inbound_constant(const std::string& name) const;
+
+  // ---- scopes.cpp ----------------------------------------------------------------------
+  void with_scope(ScopeId scope, Node body, int depth);
+  ScopeId new_scope(ScopeKind kind, int32_t index = -1);
+  uint8_t region_of(Node expr) const;
+  void on_decorated(Node n, int depth);
+  bool top_level_class() const;
+  void on_class(Node n, int depth);
+  void on_function(Node n, int depth, uint8_t regions);
+  int32_t begin_loop(Node n, Node header_end);
+  void end_loop();
+  void note_iterable(int32_t loop, Node iterable);
+  void note_iterated_parameters(int32_t loop, const std::vector<std::string_view>& names);
+  void on_for(Node n, int depth);
+  void on_while(Node n, int depth);
+  Guard classify_guard(Node condition);
+  void on_if(Node n, int depth);
+  bool is_cuda_condition(Node condition) const;
+  void on_try(Node n, int depth);
+  Autocast describe_autocast(Node expr, ScopeId body);
+  void on_with(Node n, int depth);
+
+  // ---- values.cpp ----------------------------------------------------------------------
+  bool is_tensor_expr(Node n, int depth = 0) const;
+  void bind_device(std::string_view name, DeviceTarget target);
+  void on_assignment(Node n, int depth);
+  void on_setting(Node left, Node value);
+  bool is_graph_expr(Node n, int depth = 0) const;
+  bool is_tensor_condition(Node n, int depth = 0) const;
+  bool reads_cpu_batch(Node value, const LoopState& state);
+  void on_augmented(Node n, int depth);
+  void note_accumulation(Node n, const std::string& target, Node value);
+  void on_return(Node n, int depth);
+  DeviceTarget classify_device(Node n, int depth = 0) const;
+  bool is_device_expr(Node n) const;
+  Value resolve(Node n) const;
+  bool is_mask(Node n, int depth = 0) const;
+
+  // ---- calls.cpp -----------------------------------------------------------------------
+  Args arguments(Node call);
+  static Node keyword(const Args& a, std::string_view name);
+  void on_call(Node n, int depth);
+  void note_method_of_instance(Node n, std::string_view callee, std::string_view method);
+  void note_instance_call(Node n, std::string_view callee);
+  void note_flows(std::string_view callee, const Args& args);
+  void on_api_call(Node n, const Callee& c, const Args& args);
+  void add_api(ApiKind kind, Node n, std::string_view spelling, Node value = Node{});
+  void dynamic(Node n, const char* spelling);
+  static bool is_module_constructor(std::string_view callee);
+  void on_module_construction(Node n, std::string_view callee, std::string_view tail,
+                              const Args& args);
+  bool has_loop_data(const Args& args, std::vector<std::string_view>& names);
+  void note_model_inputs(Node call, std::string_view callee, const Args& args);
+  bool is_output_call(std::string_view callee, std::string_view method, Node call) const;
+  static bool is_console(std::string_view receiver);
+  void add_output(Node n, OutputKind kind, std::string_view callee);
+  void add_move(Node n, DeviceTarget target, std::string receiver, bool non_blocking);
+  void add_sync(Node n, SyncKind kind, std::string spelling);
+  bool is_host_copy_call(Node n);
+  void on_method_call(Node n, std::string_view callee, std::string_view method, const Args& args,
+                      bool output);
+  void note_model_dtype(Node n, const std::string& receiver, const Args& args);
+  void note_reduced_dtype(Node n, const std::string& receiver, bool reduced);
+  void on_device_move(Node n, Node recv, const std::string& receiver, DeviceTarget target,
+                      bool non_blocking, std::string_view device);
+
+  // ---- loaders.cpp ---------------------------------------------------------------------
+  const int32_t* loader_named(std::string_view name) const;
+  void link_loader(int32_t loop, int32_t loader);
+  void on_next(Node arg);
+  void on_framework(Node n, std::string_view tail, const Args& args);
+  void hand_to_framework(Node arg);
+  bool splat_values(Node splat, std::vector<std::pair<std::string, Node>>& out, int depth = 0);
+  void on_loader(Node n, const Args& args);
+};
+
+}  // namespace gpulint::python

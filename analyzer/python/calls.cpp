@@ -1,0 +1,520 @@
+// Calls: torch API recognition, host syncs, device moves, outputs, and calls to follow.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "analyzer/python/builder.h"
+#include "analyzer/python/names.h"
+
+namespace gpulint::python {
+
+void Builder::add_api(ApiKind kind, Node n, std::string_view spelling, Node value) {
+  ApiUse use;
+  use.kind = kind;
+  use.span = span(n);
+  use.scope = scope_;
+  use.spelling = std::string(spelling);
+  if (is(n, s_.call)) {
+    use.callee = span(field(n, s_.f_function));
+    Node args = field(n, s_.f_arguments);
+    use.arguments = null(args) ? use.callee : span(args);
+  }
+  if (!null(value)) use.value = span(value);
+  m_.api_uses.push_back(std::move(use));
+}
+
+Builder::Args Builder::arguments(Node call) {
+  Args a;
+  Node list = field(call, s_.f_arguments);
+  if (!is(list, s_.argument_list)) return a;
+  for_each_child(list, [&](Node c) {
+    if (is(c, s_.keyword_argument)) {
+      Node name = field(c, s_.f_name), value = field(c, s_.f_value);
+      if (!null(name) && !null(value)) a.keywords.emplace_back(text(name), value);
+    } else if (is(c, s_.dictionary_splat)) {
+      a.dict_splats.push_back(c.named_child(0));
+    } else if (is(c, s_.list_splat)) {
+      a.list_splat = true;
+    } else if (!is(c, s_.comment)) {
+      a.positional.push_back(c);
+    }
+  });
+  return a;
+}
+
+Node Builder::keyword(const Args& a, std::string_view name) {
+  for (const auto& [k, v] : a.keywords) {
+    if (k == name) return v;
+  }
+  return Node{};
+}
+
+void Builder::on_call(Node n, int depth) {
+  if (call_depth_ >= kMaxCallDepth) return note_too_deep(n);
+  const std::string_view callee = callee_name(n);
+  const std::string_view method = method_of(n);
+  const std::string_view tail = last_component(callee);
+  const bool output = is_output_call(callee, method, n);
+  bool saved_output = in_output_;
+  in_output_ = in_output_ || output;
+  ++call_depth_;
+  visit_children(n, depth);
+  --call_depth_;
+  in_output_ = saved_output;
+
+  Args args = arguments(n);
+  if (Node device = keyword(args, "device"); !null(device) && is_device_expr(device)) {
+    add_move(n, classify_device(device), {}, false);
+  }
+
+  if (!method.empty()) on_method_call(n, callee, method, args, output);
+  const bool optimizer = is_optimizer_constructor(callee);
+  on_api_call(n, {callee, tail, method, optimizer}, args);
+  if (tail == "DataLoader" || tail == "make_data_loader") on_loader(n, args);
+  if (callee == "print") add_output(n, OutputKind::Console, callee);
+  if ((callee == "float" || callee == "int" || callee == "bool") && args.positional.size() == 1 &&
+      args.keywords.empty()) {
+    pending_converts_.push_back({n, args.positional.front(), scope_, in_output_});
+  }
+  if (callee == "next" && !args.positional.empty()) on_next(args.positional.front());
+  if (tail == "Trainer" || tail == "Accelerator" || tail == "Fabric" ||
+      trainer_classes_.count(tail)) {
+    on_framework(n, tail, args);
+  }
+  if (tail == "TrainingArguments" || tail == "Seq2SeqTrainingArguments") {
+    bool cpu = is(keyword(args, "no_cuda"), s_.true_) || is(keyword(args, "use_cpu"), s_.true_);
+    if (!cpu) m_.framework_gpu = true;
+    for (std::string_view k : {"bf16", "fp16"}) {
+      if (Node v = keyword(args, k); is(v, s_.true_)) m_.file_level_amp = true;
+    }
+  }
+  if (optimizer && !args.positional.empty()) {
+    std::string root = dotted(receiver_of(unparen(args.positional.front())));
+    if (!root.empty() && root != "self") model_names_.insert(root);
+  }
+  if ((tail == "DistributedDataParallel" || tail == "DDP" || tail == "DataParallel") &&
+      !args.positional.empty()) {
+    std::string model = dotted(args.positional.front());
+    if (!model.empty()) model_names_.insert(model);
+  }
+  const bool self_call =
+      callee.starts_with("self.") && std::count(callee.begin(), callee.end(), '.') == 1;
+  if (!callee.empty() && (callee.find('.') == std::string::npos || self_call)) {
+    std::vector<std::string_view> read;
+    const bool loop_data = has_loop_data(args, read);
+    pending_calls_.push_back(
+        {callee, self_call ? class_name_ : std::string_view{}, span(n), scope_, loop_data});
+    if (!loop_data && !loop_stack_.empty() && loop_stack_.back().function == function_)
+      loop_stack_.back().carried_calls.emplace_back(pending_calls_.size() - 1, std::move(read));
+    note_instance_call(n, callee);
+  } else if (!callee.empty() && !callee.starts_with("self.")) {
+    pending_dotted_calls_.push_back({callee, {}, span(n), scope_, false});
+    note_method_of_instance(n, callee, method);
+  }
+  if (!callee.empty()) note_flows(callee, args);
+  if (!callee.empty()) note_model_inputs(n, callee, args);
+}
+
+// `x.update(...)` where `x = MetricLogger(...)` (a class: the name is capitalised): the
+// method runs, wherever the class is defined.
+void Builder::note_method_of_instance(Node n, std::string_view callee, std::string_view method) {
+  const size_t dot = callee.find('.');
+  if (call_results_.empty() || dot == std::string::npos || dot + 1 + method.size() != callee.size())
+    return;
+  auto it = call_results_.find(std::string_view(callee).substr(0, dot));
+  if (it == call_results_.end()) return;
+  const std::string_view klass = last_component(it->second);
+  if (klass.empty() || !std::isupper(static_cast<unsigned char>(klass.front()))) return;
+  pending_method_calls_.push_back({it->second, std::string(method), span(n), scope_});
+}
+
+// `model(x)` where `model = Tagger(...)`: calling a module instance runs Tagger.forward.
+void Builder::note_instance_call(Node n, std::string_view callee) {
+  if (call_results_.empty()) return;
+  auto it = call_results_.find(callee);
+  if (it == call_results_.end()) return;
+  const std::string_view klass = last_component(it->second);
+  if (klass.empty() || !std::isupper(static_cast<unsigned char>(klass.front()))) return;
+  pending_method_calls_.push_back({it->second, "forward", span(n), scope_});
+}
+
+// Arguments holding another call's result, for the linker (see ArgumentFlow).
+void Builder::note_flows(std::string_view callee, const Args& args) {
+  if (call_results_.empty()) return;
+  auto source = [&](Node arg) -> const std::string* {
+    if (!is(arg, s_.identifier)) return nullptr;
+    auto it = call_results_.find(text(arg));
+    return it == call_results_.end() ? nullptr : &it->second;
+  };
+  for (size_t i = 0; i < args.positional.size() && !args.list_splat; ++i) {
+    if (const std::string* from = source(args.positional[i]))
+      pending_flows_.push_back({std::string(callee), static_cast<int32_t>(i), {}, *from});
+  }
+  for (const auto& [name, value] : args.keywords) {
+    if (const std::string* from = source(value))
+      pending_flows_.push_back({std::string(callee), -1, std::string(name), *from});
+  }
+}
+
+void Builder::on_api_call(Node n, const Callee& c, const Args& args) {
+  const std::string_view callee = c.name, tail = c.tail, method = c.method;
+  Node first = args.positional.empty() ? Node{} : args.positional.front();
+  if (tail == "DataParallel" || callee.ends_with("parallel.data_parallel")) {
+    add_api(ApiKind::DataParallel, n, callee);
+  }
+  if ((tail == "autocast" || tail == "GradScaler") &&
+      (callee.starts_with("torch.cuda.amp.") || callee.starts_with("torch.cpu.amp.") ||
+       callee.starts_with("cuda.amp.") || deprecated_amp_names_.count(callee))) {
+    add_api(ApiKind::DeprecatedAmp, n, callee);
+  }
+  if (tail == "GradScaler" || tail == "ShardedGradScaler") add_api(ApiKind::GradScaler, n, callee);
+  if (tail == "set_detect_anomaly" && is(first, s_.true_))
+    add_api(ApiKind::DetectAnomaly, n, callee, first);
+  if (tail == "zero_grad") {
+    Node v = keyword(args, "set_to_none");
+    if (null(v)) v = first;
+    if (is(v, s_.false_))
+      add_api(ApiKind::ZeroGradKeep, n, callee.empty() ? "zero_grad" : callee, v);
+  }
+  if (c.optimizer) {
+    if (Node v = keyword(args, "foreach"); is(v, s_.false_))
+      add_api(ApiKind::ForeachDisabled, n, callee, v);
+  }
+  if (tail == "DistributedDataParallel" || tail == "DDP") {
+    Node v = keyword(args, "find_unused_parameters");
+    if (is(v, s_.true_)) add_api(ApiKind::FindUnusedParameters, n, callee, v);
+  }
+  if (tail == "set_float32_matmul_precision" && is(first, s_.string)) {
+    std::string v = string_value(first);
+    if (v == "highest") add_api(ApiKind::Tf32Disabled, n, callee, first);
+    if (v == "high" || v == "medium") add_api(ApiKind::Tf32Enabled, n, callee, first);
+  }
+  if (callee == "torch.compile" ||
+      (method == "compile" && model_names_.count(dotted(receiver_of(n))))) {
+    std::string subject = callee == "torch.compile" ? dotted(first) : dotted(receiver_of(n));
+    add_api(ApiKind::Compile, n, callee.empty() ? "compile" : callee);
+    m_.api_uses.back().subject = subject;
+    compiled_names_.insert(subject);
+    Node parent = n.parent();
+    if (is(parent, s_.assignment)) {
+      std::vector<std::string_view> names;
+      target_names(field(parent, s_.f_left), names);
+      for (std::string_view name : names) compiled_names_.add(name);
+    }
+  }
+  if (callee.ends_with("cuda.empty_cache"))
+    add_sync(n, SyncKind::EmptyCache, std::string(callee) + "()");
+  static constexpr std::string_view kDynamic[] = {
+      "nonzero", "argwhere", "masked_select", "unique", "unique_consecutive", "repeat_interleave"};
+  // `torch.nonzero(x)` has the method `nonzero` too: every match has the op as its method.
+  for (std::string_view op : kDynamic) {
+    if (method != op) continue;
+    const bool as_function = callee.starts_with("torch.") && callee.substr(6) == op;
+    if (op == "repeat_interleave" && !null(keyword(args, "output_size"))) break;
+    if (as_function) {
+      dynamic(n, (std::string(callee) + "(...)").c_str());
+    } else {
+      pending_dynamic_.emplace_back(n, scope_);
+    }
+    break;
+  }
+  on_module_construction(n, callee, tail, args);
+}
+
+void Builder::dynamic(Node n, const char* spelling) {
+  m_.dynamic_shapes.push_back({span(n), scope_, spelling});
+}
+
+// `nn.Linear`, `torch.nn.Conv2d`: a module of torch.nn (containers included).
+bool Builder::is_module_constructor(std::string_view callee) {
+  if (!callee.starts_with("nn.") && !callee.starts_with("torch.nn.")) return false;
+  const std::string_view tail = last_component(callee);
+  return !tail.empty() && std::isupper(static_cast<unsigned char>(tail[0])) &&
+         callee.find(".functional.") == std::string::npos &&
+         callee.find(".utils.") == std::string::npos &&
+         callee.find(".init.") == std::string::npos && tail != "Parameter" &&
+         tail != "ParameterList" && tail != "ParameterDict" && tail != "ModuleList" &&
+         tail != "ModuleDict";
+}
+
+void Builder::on_module_construction(Node n, std::string_view callee, std::string_view tail,
+                                     const Args& args) {
+  if (!is_module_constructor(callee)) return;
+  static constexpr std::string_view kNotModules[] = {"Module", "Sequential", "DataParallel",
+                                                     "DistributedDataParallel"};
+  for (std::string_view k : kNotModules) {
+    if (tail == k) return;
+  }
+  ModuleConstruction mc;
+  mc.span = span(n);
+  mc.scope = scope_;
+  mc.spelling = callee;
+  mc.in_forward = in_forward_;
+  mc.has_parameters = !is_parameterless_module(callee);
+  for (Node p : args.positional) {
+    if (is(p, s_.integer)) mc.dims.emplace_back(literal_number(p), span(p));
+  }
+  static constexpr std::string_view kDimKeywords[] = {"in_features",    "out_features",
+                                                      "num_embeddings", "embedding_dim",
+                                                      "in_channels",    "out_channels"};
+  for (std::string_view k : kDimKeywords) {
+    if (Node v = keyword(args, k); is(v, s_.integer))
+      mc.dims.emplace_back(literal_number(v), span(v));
+  }
+  m_.modules.push_back(std::move(mc));
+}
+
+bool Builder::has_loop_data(const Args& args, std::vector<std::string_view>& names) {
+  // Outside loops only a helper's parameters count, and outside functions nothing does.
+  if (loop_stack_.empty() && (params_.empty() || params_.back().empty())) return false;
+  for (Node p : args.positional) read_names(p, names);
+  for (const auto& kv : args.keywords) read_names(kv.second, names);
+  for (Node d : args.dict_splats) read_names(d, names);
+  for (std::string_view name : names) {
+    // This function's loops are the top of the stack; below them are the enclosing functions'.
+    for (auto it = loop_stack_.rbegin(); it != loop_stack_.rend() && it->function == function_;
+         ++it) {
+      if (it->bound.count(name)) return true;
+    }
+    if (loop_stack_.empty() && !params_.empty() && params_.back().count(name)) return true;
+  }
+  return false;
+}
+
+// Arguments taken straight from a loader batch, for GL301; judged once names are known.
+void Builder::note_model_inputs(Node call, std::string_view callee, const Args& args) {
+  if (loop_stack_.empty() || loop_stack_.back().function != function_) return;
+  const LoopState& state = loop_stack_.back();
+  if (state.cpu_batch.empty()) return;
+  auto check = [&](Node arg) {
+    if (null(arg) || !reads_cpu_batch(arg, state) || moves_to_device(arg)) return;
+    UnmovedInput input;
+    input.span = span(arg);
+    input.scope = scope_;
+    input.loop = state.loop;
+    input.name = std::string(text(arg));
+    input.model = callee;
+    pending_inputs_.push_back({std::string(callee), std::move(input)});
+  };
+  for (Node p : args.positional) check(p);
+  for (const auto& kv : args.keywords) check(kv.second);
+  for (Node d : args.dict_splats) check(d);
+  (void)call;
+}
+
+bool Builder::is_output_call(std::string_view callee, std::string_view method, Node call) const {
+  if (callee == "print") return true;
+  if (method.empty()) return false;
+  const std::string_view receiver = dotted_view(receiver_of(call));
+  return (is_logging_method(method) && is_logger_receiver(receiver)) || method == "set_postfix" ||
+         method == "set_description" || method == "set_postfix_str" ||
+         (method == "write" && (last_component(receiver) == "tqdm" || is_console(receiver))) ||
+         is_metrics_method(method) ||
+         (method == "log" &&
+          (receiver == "wandb" || receiver == "mlflow" || tracker_runs_.count(receiver)));
+}
+
+bool Builder::is_console(std::string_view receiver) {
+  return receiver == "sys.stdout" || receiver == "sys.stderr";
+}
+
+void Builder::add_output(Node n, OutputKind kind, std::string_view callee) {
+  m_.outputs.push_back({kind, span(n), scope_, std::string(callee)});
+}
+
+void Builder::add_move(Node n, DeviceTarget target, std::string receiver, bool non_blocking) {
+  m_.moves.push_back({span(n), scope_, target, std::move(receiver), non_blocking});
+}
+
+void Builder::add_sync(Node n, SyncKind kind, std::string spelling) {
+  m_.syncs.push_back({kind, span(n), scope_, std::move(spelling), in_output_});
+}
+
+bool Builder::is_host_copy_call(Node n) {
+  if (!is(n, s_.call)) return false;
+  std::string_view method = method_of(n);
+  if (method == "cpu") return true;
+  if (method == "to") {
+    Args a = arguments(n);
+    Node d = a.positional.empty() ? keyword(a, "device") : a.positional.front();
+    return !null(d) && is_device_expr(d) && classify_device(d) == DeviceTarget::Cpu;
+  }
+  return false;
+}
+
+// `output`: is_output_call's answer for this call, which on_call has already asked.
+void Builder::on_method_call(Node n, std::string_view callee, std::string_view method,
+                             const Args& args, bool output) {
+  Node recv = unparen(receiver_of(n));
+  const std::string receiver = dotted(recv);
+  const bool recv_copied =
+      is_host_copy_call(recv) || (is(recv, s_.call) && method_of(recv) == "numpy");
+  const bool recv_numpy = numpy_names_.count(receiver) || receiver.starts_with("np.");
+
+  if (output) {
+    OutputKind kind = is_console(receiver) ? OutputKind::Console
+                      : method == "set_postfix" || method == "set_description" ||
+                              method == "set_postfix_str" || method == "write"
+                          ? OutputKind::ProgressBar
+                      : is_metrics_method(method) || method == "log" ? OutputKind::MetricsWriter
+                                                                     : OutputKind::Logging;
+    add_output(n, kind, callee.empty() ? method : callee);
+  }
+
+  if (method == "item" && args.positional.empty() && !recv_copied && !recv_numpy) {
+    add_sync(n, SyncKind::Item, ".item()");
+  } else if (method == "tolist" && args.positional.empty() && !recv_copied && !recv_numpy) {
+    add_sync(n, SyncKind::ToList, ".tolist()");
+  } else if (method == "cpu" && args.positional.empty()) {
+    add_sync(n, SyncKind::HostCopy, ".cpu()");
+  } else if (method == "to") {
+    Node d = args.positional.empty() ? keyword(args, "device") : args.positional.front();
+    if (!null(d) && is_device_expr(d)) {
+      DeviceTarget target = classify_device(d);
+      Node nb = keyword(args, "non_blocking");
+      if (target == DeviceTarget::Cpu) {
+        add_sync(n, SyncKind::HostCopy, ".to(\"cpu\")");
+      } else {
+        on_device_move(n, recv, receiver, target, is(nb, s_.true_), text(d));
+      }
+    }
+    note_model_dtype(n, receiver, args);
+  } else if (method == "cuda") {
+    Node nb = keyword(args, "non_blocking");
+    on_device_move(n, recv, receiver, DeviceTarget::Cuda, is(nb, s_.true_), "\"cuda\"");
+  } else if (method == "synchronize") {
+    std::string_view rtext = text(recv);
+    bool device_sync = callee == "torch.cuda.synchronize" || callee == "cuda.synchronize" ||
+                       rtext.find("stream") != std::string_view::npos ||
+                       rtext.find("Stream") != std::string_view::npos ||
+                       rtext.find("event") != std::string_view::npos ||
+                       rtext.find("Event") != std::string_view::npos ||
+                       sync_objects_.count(receiver);
+    if (device_sync)
+      add_sync(n, SyncKind::Synchronize,
+               callee.empty() ? ".synchronize()" : std::string(callee) + "()");
+  } else if (method == "backward" || method == "manual_backward") {
+    m_.events.push_back({StepEventKind::Backward, span(n), scope_, {}});
+    // What backward() is called on is a tensor: `loss.backward()`, `backward(loss)`.
+    std::string loss = method == "backward" && !receiver.empty() ? receiver
+                       : args.positional.empty()                 ? std::string()
+                                                                 : dotted(args.positional.front());
+    if (!loss.empty()) tensor_names_.insert(loss);
+    // What backward() runs on carries autograd history, whatever computed it.
+    if (!loss.empty()) grad_names_.insert(loss);
+    Backward b{{}, function_, span(n), scope_};
+    read_names(method == "backward"      ? recv
+               : args.positional.empty() ? Node{}
+                                         : args.positional.front(),
+               b.names);
+    backwards_.push_back(std::move(b));
+  } else if (method == "scale" && last_component(receiver).find("scaler") != std::string::npos) {
+    // A scaler passed in from another module (`scaler.scale(loss).backward()`) scales the loss
+    // as well as one built here.
+    add_api(ApiKind::GradScaler, n, callee);
+  } else if (method == "step") {
+    std::string_view tail = last_component(receiver);
+    bool optimizer = optimizer_names_.count(receiver) ||
+                     tail.find("opt") != std::string_view::npos ||
+                     tail.find("scaler") != std::string_view::npos;
+    bool scheduler = tail.find("sched") != std::string_view::npos;
+    if (optimizer && !scheduler)
+      m_.events.push_back({StepEventKind::OptimizerStep, span(n), scope_, {}});
+  } else if ((method == "train" || method == "eval") && args.positional.size() <= 1 &&
+             !receiver.empty() && receiver != "self" && !is_loss_constructor(receiver)) {
+    if (!loss_names_.count(receiver)) model_names_.insert(receiver);
+  } else if (method == "half" || method == "bfloat16") {
+    note_reduced_dtype(n, receiver, true);
+  } else if (method == "float") {
+    if (model_names_.count(receiver)) model_dtypes_.push_back({receiver, false});
+  } else if (method == "append" && args.positional.size() == 1 && !receiver.empty()) {
+    note_accumulation(n, receiver, args.positional.front());
+  } else if (method == "update" && dicts_.count(receiver) && args.positional.size() == 1) {
+    // `kwargs.update({...})`: under `if use_cuda:` (or no branch) it counts; under any other
+    // branch the dict's contents are not known.
+    bool other_branch = false, cuda_branch = false;
+    for (bool cuda : cuda_branch_stack_) (cuda ? cuda_branch : other_branch) = true;
+    if (other_branch && !cuda_branch) {
+      dicts_[receiver].emplace_back(Node{}, false);
+    } else {
+      dicts_[receiver].emplace_back(args.positional.front(), true);
+    }
+  } else if (method == "fit" || method == "prepare" || method == "validate" || method == "test") {
+    for (Node p : args.positional) hand_to_framework(p);
+    for (const auto& kv : args.keywords) hand_to_framework(kv.second);
+  }
+}
+
+void Builder::note_model_dtype(Node n, const std::string& receiver, const Args& args) {
+  std::string_view t = text(field(n, s_.f_arguments));
+  bool reduced = t.find("float16") != std::string_view::npos ||
+                 t.find("bfloat16") != std::string_view::npos ||
+                 t.find("half") != std::string_view::npos;
+  bool full = t.find("float32") != std::string_view::npos;
+  if (reduced || full) note_reduced_dtype(n, receiver, reduced);
+  (void)args;
+}
+
+void Builder::note_reduced_dtype(Node n, const std::string& receiver, bool reduced) {
+  // `model.half().float()` ends in fp32: a later `.float()` on the chain wins.
+  Node parent = n.parent();
+  if (is(parent, s_.attribute)) {
+    Node attr = field(parent, s_.f_attribute);
+    if (!null(attr) && text(attr) == "float") return;
+  }
+  std::string root = receiver;
+  if (root.empty()) {
+    Node r = receiver_of(n);
+    while (is(r, s_.call)) r = receiver_of(r);
+    root = dotted(r);
+  }
+  if (!root.empty()) model_dtypes_.push_back({root, reduced});
+}
+
+void Builder::on_device_move(Node n, Node recv, const std::string& receiver, DeviceTarget target,
+                             bool non_blocking, std::string_view device) {
+  add_move(n, target, receiver, non_blocking);
+  if (!loop_stack_.empty() && loop_stack_.back().function == function_ &&
+      reads_cpu_batch(recv, loop_stack_.back())) {
+    m_.batch_moves.push_back({span(n), scope_, loop_stack_.back().loop, non_blocking});
+  }
+  if (!receiver.empty() && model_names_.count(receiver)) m_.moved_models.push_back(receiver);
+  if (is(recv, s_.call)) {
+    std::string factory(callee_name(recv));
+    if (is_fill_factory(factory)) {
+      FactoryMove fm;
+      fm.span = span(n);
+      fm.factory = span(recv);
+      Node fargs = field(recv, s_.f_arguments);
+      fm.factory_args = null(fargs) ? fm.factory : span(fargs);
+      fm.move = {recv.end(), n.end()};
+      fm.factory_name = factory;
+      fm.device = std::string(device);
+      fm.scope = scope_;
+      bool has_device = !null(fargs) && contains_text(fargs, "device=");
+      // `torch.zeros_like(t)` fills on t's device: with t already moved, nothing is copied.
+      if (factory.ends_with("_like") && !null(fargs) &&
+          on_device_names_.count(dotted(fargs.named_child(0)))) {
+        has_device = true;
+      }
+      if (!has_device) m_.factory_moves.push_back(std::move(fm));
+    } else if (!is_tensor_function(factory) && !factory.empty()) {
+      // `Net().to(device)`: a module built and moved in one go is a model.
+      std::string_view tail = last_component(factory);
+      if (!is_parameterless_module(factory) && !tail.empty() &&
+          std::isupper(static_cast<unsigned char>(tail[0]))) {
+        Node parent = n.parent();
+        if (is(parent, s_.assignment)) {
+          std::vector<std::string_view> names;
+          target_names(field(parent, s_.f_left), names);
+          for (std::string_view name : names) {
+            model_names_.add(name);
+            m_.moved_models.emplace_back(name);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace gpulint::python

@@ -1,0 +1,73 @@
+// Imports, and the modules and functions a name reaches through them.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "analyzer/python/builder.h"
+#include "analyzer/python/names.h"
+
+namespace gpulint::python {
+
+void Builder::on_import(Node n) {
+  std::string module;
+  if (is(n, s_.import_from_statement)) {
+    Node m = field(n, s_.f_module_name);
+    module = null(m) ? "" : std::string(text(m));
+  }
+  for (Node name = n.first_child(); !name.null(); name = name.next_sibling()) {
+    if (name.field() != s_.f_name) continue;
+    Node alias{};
+    if (is(name, s_.aliased_import)) {
+      alias = field(name, s_.f_alias);
+      name = field(name, s_.f_name);
+    }
+    if (null(name)) continue;
+    Import imp;
+    imp.span = span(n);
+    if (module.empty()) {
+      imp.module = std::string(text(name));
+      // `import a.b` binds `a`; `import a.b as c` binds `c` to a.b.
+      imp.local =
+          null(alias) ? imp.module.substr(0, imp.module.find('.')) : std::string(text(alias));
+      if (null(alias)) imp.module = imp.local;
+    } else {
+      imp.module = module;
+      imp.symbol = std::string(text(name));
+      imp.local = null(alias) ? imp.symbol : std::string(text(alias));
+    }
+    if (module == "torch.cuda.amp" || module == "torch.cpu.amp")
+      deprecated_amp_names_.insert(imp.local);
+    import_by_local_[imp.local] = m_.imports.size();
+    m_.imports.push_back(std::move(imp));
+  }
+}
+
+std::optional<int64_t> Builder::inbound_constant(const std::string& name) const {
+  for (const auto& [local, value] : inbound_.constants) {
+    if (local == name) return value;
+  }
+  return std::nullopt;
+}
+
+// The module and function a call names through this file's imports: `log(...)` after
+// `from .utils import log`, `engine.step(...)` after `import engine` or
+// `from pkg import engine`. Torch and other libraries resolve too; the engine drops what no
+// analysed file defines.
+std::optional<std::pair<std::string, std::string>> Builder::imported_target(
+    std::string_view callee) const {
+  const size_t dot = callee.find('.');
+  const auto found = import_by_local_.find(callee.substr(0, dot));
+  if (found == import_by_local_.end()) return std::nullopt;
+  const Import& imp = m_.imports[found->second];
+  if (dot == std::string::npos) {
+    if (imp.symbol.empty()) return std::nullopt;  // `import f; f()`: a module is not called
+    return std::make_pair(imp.module, imp.symbol);
+  }
+  std::string module = imp.module;
+  if (!imp.symbol.empty()) module += (module.ends_with('.') ? "" : ".") + imp.symbol;
+  const size_t last = callee.rfind('.');
+  if (last > dot) module += callee.substr(dot, last - dot);
+  return std::make_pair(std::move(module), std::string(callee.substr(last + 1)));
+}
+
+}  // namespace gpulint::python

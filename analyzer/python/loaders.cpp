@@ -1,0 +1,171 @@
+// Data loaders and framework trainers: construction, resolved options, iteration.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "analyzer/python/builder.h"
+#include "analyzer/python/names.h"
+
+namespace gpulint::python {
+
+// The loader a name holds, directly or as `iter(loader)`; null for none.
+const int32_t* Builder::loader_named(std::string_view name) const {
+  if (auto it = loader_names_.find(name); it != loader_names_.end()) return &it->second;
+  if (auto it = loader_iter_names_.find(name); it != loader_iter_names_.end()) return &it->second;
+  return nullptr;
+}
+
+void Builder::link_loader(int32_t loop, int32_t loader) {
+  Loop& l = m_.loops[loop];
+  l.iterates_loader = true;
+  if (std::find(l.loaders.begin(), l.loaders.end(), loader) == l.loaders.end())
+    l.loaders.push_back(loader);
+  m_.loaders[loader].iterated = true;
+}
+
+void Builder::hand_to_framework(Node arg) {
+  std::string name = dotted(arg);
+  if (auto it = loader_names_.find(name); it != loader_names_.end()) {
+    m_.loaders[it->second].handed_to_trainer = true;
+  } else if (is(arg, s_.call) && !m_.loaders.empty() &&
+             m_.loaders.back().call.end <= span(arg).end &&
+             span(arg).contains(m_.loaders.back().call)) {
+    m_.loaders.back().handed_to_trainer = true;
+  }
+  if (model_names_.count(name)) m_.moved_models.push_back(name);
+}
+
+void Builder::on_next(Node arg) {
+  std::string name = dotted(arg);
+  int32_t loader = -1;
+  bool known = false;
+  if (auto it = loader_iter_names_.find(name); it != loader_iter_names_.end()) {
+    loader = it->second, known = true;
+  } else if (is(arg, s_.call) && last_component(callee_name(arg)) == "iter") {
+    Args a = arguments(arg);
+    std::string inner = a.positional.empty() ? "" : dotted(a.positional.front());
+    if (auto it = loader_names_.find(inner); it != loader_names_.end()) {
+      loader = it->second, known = true;
+    } else {
+      known = looks_like_loader(inner);
+    }
+    if (loop_stack_.empty() && loader >= 0) {
+      m_.loaders[loader].read_once = true;
+      return;
+    }
+  } else {
+    known = looks_like_loader(name);
+  }
+  if (!known || loop_stack_.empty() || loop_stack_.back().function != function_) return;
+  int32_t loop = loop_stack_.back().loop;
+  if (loader >= 0) {
+    link_loader(loop, loader);
+  } else {
+    m_.loops[loop].iterates_loader = true;
+  }
+}
+
+void Builder::on_framework(Node n, std::string_view tail, const Args& args) {
+  (void)n;
+  Node accelerator = keyword(args, "accelerator");
+  std::string acc = string_value(accelerator);
+  bool cpu = acc == "cpu" || acc == "mps";
+  if (tail == "Accelerator") cpu = is(keyword(args, "cpu"), s_.true_);
+  if (!cpu) m_.framework_gpu = true;
+  Node precision = keyword(args, tail == "Accelerator" ? "mixed_precision" : "precision");
+  if (!null(precision)) {
+    std::string p =
+        is(precision, s_.string) ? string_value(precision) : std::string(text(precision));
+    if (p != "32" && p != "no" && p != "32-true" && p != "64" && p != "None")
+      m_.file_level_amp = true;
+  }
+}
+
+// Keyword values from a `**kwargs` whose dict is built in this file. Returns false when the
+// dict cannot be read.
+bool Builder::splat_values(Node splat, std::vector<std::pair<std::string, Node>>& out, int depth) {
+  splat = unparen(splat);
+  if (null(splat) || depth > 4) return false;
+  if (is(splat, s_.dictionary)) {
+    bool ok = true;
+    for_each_child(splat, [&](Node p) {
+      if (is(p, s_.pair)) {
+        std::string key = string_value(field(p, s_.f_key));
+        if (key.empty())
+          ok = false;
+        else
+          out.emplace_back(key, field(p, s_.f_value));
+      } else if (!is(p, s_.comment)) {
+        ok = false;
+      }
+    });
+    return ok;
+  }
+  if (is(splat, s_.call) && callee_name(splat) == "dict") {
+    Args a = arguments(splat);
+    for (const auto& [k, v] : a.keywords) out.emplace_back(std::string(k), v);
+    return a.positional.empty() && !a.list_splat && a.dict_splats.empty();
+  }
+  if (is(splat, s_.conditional_expression)) {
+    // `{...} if use_cuda else {}`: the CUDA branch is the one that counts.
+    Node first = splat.named_child(0), cond = splat.named_child(1);
+    if (null(cond) || !is_cuda_condition(cond)) return false;
+    return splat_values(first, out, depth + 1);
+  }
+  if (is(splat, s_.identifier)) {
+    auto it = dicts_.find(text(splat));
+    if (it == dicts_.end()) return false;
+    for (const auto& entry : it->second) {
+      if (null(entry.first) || !splat_values(entry.first, out, depth + 1)) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+void Builder::on_loader(Node n, const Args& args) {
+  Loader l;
+  l.call = span(n);
+  l.callee = span(field(n, s_.f_function));
+  Node arglist = field(n, s_.f_arguments);
+  l.arguments = null(arglist) ? l.call : span(arglist);
+  l.scope = scope_;
+  l.splat_unknown = args.list_splat;
+  l.batch_sampler = !null(keyword(args, "batch_sampler"));
+  std::vector<std::pair<std::string, Node>> kw;
+  for (const auto& [k, v] : args.keywords) kw.emplace_back(std::string(k), v);
+  for (Node splat : args.dict_splats) {
+    std::vector<std::pair<std::string, Node>> more;
+    if (splat_values(splat, more)) {
+      kw.insert(kw.end(), more.begin(), more.end());
+    } else {
+      l.splat_unknown = true;
+    }
+  }
+  // DataLoader(dataset, batch_size=1, shuffle, sampler, batch_sampler, num_workers, collate_fn,
+  // pin_memory, ...)
+  auto positional = [&](size_t index) -> Node {
+    return index < args.positional.size() ? args.positional[index] : Node{};
+  };
+  auto value = [&](std::string_view name, size_t index) {
+    for (auto it = kw.rbegin(); it != kw.rend(); ++it) {
+      if (it->first == name) return resolve(it->second);
+    }
+    if (Node p = positional(index); !null(p)) return resolve(p);
+    Value absent;
+    if (l.splat_unknown) absent.state = Value::State::Unknown;
+    return absent;
+  };
+  l.batch_size = value("batch_size", 1);
+  l.num_workers = value("num_workers", 5);
+  l.pin_memory = value("pin_memory", 7);
+  l.persistent_workers = value("persistent_workers", 99);
+  Node dataset = args.positional.empty() ? keyword(args, "dataset") : args.positional.front();
+  if (!null(dataset)) {
+    l.dataset_on_device = moves_to_device(dataset) || on_device_names_.count(dotted(dataset)) > 0;
+  }
+  // The update below sits in `if use_cuda:` when the loader is built under that branch.
+  m_.loaders.push_back(std::move(l));
+}
+
+}  // namespace gpulint::python

@@ -1,0 +1,408 @@
+// Scopes: classes, functions, loops, branches and guards, `with` regions.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "analyzer/python/builder.h"
+#include "analyzer/python/names.h"
+
+namespace gpulint::python {
+
+void Builder::with_scope(ScopeId scope, Node body, int depth) {
+  ScopeId saved = scope_;
+  scope_ = scope;
+  if (!null(body)) visit(body, depth + 1);
+  scope_ = saved;
+}
+
+ScopeId Builder::new_scope(ScopeKind kind, int32_t index) {
+  return m_.add_scope(kind, scope_, index);
+}
+
+uint8_t Builder::region_of(Node expr) const {
+  std::string name = dotted(is(expr, s_.call) ? field(expr, s_.f_function) : expr);
+  std::string_view tail = last_component(name);
+  std::string_view t = text(expr);
+  if (tail == "no_grad" || tail == "inference_mode") return kRegionNoGrad;
+  if (tail == "set_grad_enabled" && t.find("False") != std::string_view::npos) return kRegionNoGrad;
+  if (tail == "autocast" || autocast_names_.count(name)) return kRegionAutocast;
+  // An unresolved context manager named like autocast counts as AMP (silence over noise).
+  if (!name.empty() && (name.find("autocast") != std::string::npos || tail == "amp" ||
+                        tail.starts_with("amp_") || tail.ends_with("_amp"))) {
+    return kRegionAutocast;
+  }
+  return kRegionNone;
+}
+
+void Builder::on_decorated(Node n, int depth) {
+  uint8_t regions = kRegionNone;
+  for_each_child(n, [&](Node c) {
+    if (is(c, s_.decorator)) regions |= region_of(unparen(c.named_child(0)));
+  });
+  Node def = field(n, s_.f_definition);
+  if (is(def, s_.function_definition)) return on_function(def, depth, regions);
+  if (!null(def)) visit(def, depth + 1);
+}
+
+// In the body of a class defined at the module's top level.
+bool Builder::top_level_class() const {
+  const Scope& scope = m_.scopes[scope_];
+  return !class_name_.empty() && scope.kind == ScopeKind::Class && scope.parent != kNoScope &&
+         m_.scopes[scope.parent].kind == ScopeKind::Module;
+}
+
+void Builder::on_class(Node n, int depth) {
+  note_comments(n);
+  const std::string_view saved_name = class_name_;
+  std::string saved_bases = class_bases_;
+  Node name = field(n, s_.f_name);
+  Node bases = field(n, s_.f_superclasses);
+  class_name_ = null(name) ? std::string_view{} : text(name);
+  class_bases_ = null(bases) ? "" : std::string(text(bases));
+  if (class_bases_.find("Trainer") != std::string::npos) trainer_classes_.emplace(class_name_);
+  if (class_bases_.find("Module") != std::string::npos ||
+      class_bases_.find("Sequential") != std::string::npos) {
+    module_classes_.emplace(class_name_);
+  }
+  with_scope(new_scope(ScopeKind::Class), field(n, s_.f_body), depth);
+  class_name_ = saved_name;
+  class_bases_ = saved_bases;
+}
+
+void Builder::on_function(Node n, int depth, uint8_t regions) {
+  note_comments(n);
+  Function f;
+  Node name = field(n, s_.f_name);
+  f.name = null(name) ? "" : std::string(text(name));
+  f.span = span(n);
+  f.name_span = null(name) ? f.span : span(name);
+  bool method = !class_name_.empty() && m_.scopes[scope_].kind == ScopeKind::Class;
+  if (method) {
+    bool lightning = class_bases_.find("LightningModule") != std::string::npos;
+    bool hf_trainer = !lightning && class_bases_.find("Trainer") != std::string::npos;
+    f.per_step_hook =
+        (lightning && is_lightning_hook(f.name)) || (hf_trainer && is_hf_trainer_hook(f.name));
+  }
+  const int32_t index = static_cast<int32_t>(m_.functions.size());
+  ScopeId scope = new_scope(ScopeKind::Function, index);
+  m_.scopes[scope].regions = regions;
+  f.scope = scope;
+  m_.functions.push_back(f);
+  std::string key = method ? std::string(class_name_) + "." + f.name : f.name;
+  if (m_.scopes[scope_].kind == ScopeKind::Module || method) function_by_name_.emplace(key, index);
+
+  NameSet params;
+  Node parameters = field(n, s_.f_parameters);
+  if (!null(parameters)) {
+    const bool forward = method && f.name == "forward" && module_classes_.count(class_name_);
+    for_each_child(parameters, [&](Node p) {
+      Node id = is(p, s_.identifier) ? p : p.named_child(0);
+      if (!is(id, s_.identifier)) return;
+      params.emplace(text(id));
+      m_.functions[index].parameters.emplace_back(text(id));
+      parameter_names_.emplace(text(id));
+      // forward()'s inputs are tensors, except options with a literal default
+      // (`return_attn=False`); `labels=None` is a tensor when given.
+      Node fallback = field(p, s_.f_value);
+      if (forward && m_.functions[index].parameters.size() > 1 &&
+          (null(fallback) || is(fallback, s_.none))) {
+        tensor_names_.emplace(text(id));
+      }
+    });
+    // A Lightning hook's batch holds tensors, as a loader loop's batch does.
+    const std::vector<std::string>& list = m_.functions[index].parameters;
+    if (f.per_step_hook && is_lightning_hook(f.name) && list.size() > 1 && list[0] == "self")
+      tensor_names_.insert(list[1]);
+  }
+  for (const std::string& p : params) {
+    if (looks_like_device(p) && !device_names_.count(p))
+      device_names_[p] = {DeviceTarget::MaybeCuda};
+  }
+
+  int32_t saved_function = function_;
+  bool saved_forward = in_forward_;
+  std::vector<LoopState> saved_loops;
+  saved_loops.swap(loop_stack_);
+  function_ = index;
+  in_forward_ = in_forward_ || (method && f.name == "forward");
+  params_.push_back(std::move(params));
+  with_scope(scope, field(n, s_.f_body), depth);
+  params_.pop_back();
+  loop_stack_.swap(saved_loops);
+  in_forward_ = saved_forward;
+  function_ = saved_function;
+}
+
+// ---- loops ---------------------------------------------------------------------------
+int32_t Builder::begin_loop(Node n, Node header_end) {
+  Loop loop;
+  loop.span = span(n);
+  loop.header = {n.start(), null(header_end) ? n.start() : header_end.end()};
+  loop.function = function_;
+  loop.never_step = in_forward_;
+  const int32_t index = static_cast<int32_t>(m_.loops.size());
+  loop.scope = new_scope(ScopeKind::Loop, index);
+  m_.loops.push_back(std::move(loop));
+  LoopState state;
+  state.loop = index;
+  state.function = function_;
+  loop_stack_.push_back(std::move(state));
+  return index;
+}
+
+void Builder::end_loop() {
+  LoopState& state = loop_stack_.back();
+  std::vector<std::pair<size_t, std::vector<std::string_view>>> open;
+  for (auto& [call, names] : state.carried_calls) {
+    const bool carried = std::any_of(names.begin(), names.end(),
+                                     [&](std::string_view n) { return state.bound.count(n); });
+    if (carried) {
+      pending_calls_[call].loop_data = true;
+    } else {
+      open.emplace_back(call, std::move(names));
+    }
+  }
+  const int32_t function = state.function;
+  loop_stack_.pop_back();
+  // An enclosing loop of the same function may bind them later still.
+  if (!loop_stack_.empty() && loop_stack_.back().function == function) {
+    for (auto& entry : open) loop_stack_.back().carried_calls.push_back(std::move(entry));
+  }
+}
+
+// Links a loop to the loaders its iterable reads.
+void Builder::note_iterable(int32_t loop, Node iterable) {
+  std::string_view t = text(iterable);
+  if (is_module_container_iter(t)) {
+    m_.loops[loop].never_step = true;
+    return;
+  }
+  std::vector<std::string_view> names;
+  read_names(iterable, names);
+  note_iterated_parameters(loop, names);
+  for (std::string_view name : names) {
+    if (auto result = call_results_.find(name); result != call_results_.end())
+      iterated_call_results_.emplace_back(result->second, loop);
+    if (const int32_t* loader = loader_named(name)) {
+      link_loader(loop, *loader);
+    } else if (looks_like_loader(name)) {
+      m_.loops[loop].iterates_loader = true;
+    }
+  }
+  if (!loader_names_.empty() || !loader_iter_names_.empty()) {
+    for (std::string_view name : names) {
+      if (auto it = loader_names_.find(name); it != loader_names_.end())
+        link_loader(loop, it->second);
+    }
+  }
+}
+
+// Parameters of a module-level function that its loop iterates, for callers elsewhere.
+void Builder::note_iterated_parameters(int32_t loop, const std::vector<std::string_view>& names) {
+  if (function_ < 0 || params_.empty()) return;
+  const Function& f = m_.functions[function_];
+  if (m_.scopes[m_.scopes[f.scope].parent].kind != ScopeKind::Module) return;
+  for (std::string_view name : names) {
+    if (!params_.back().count(name)) continue;
+    auto at = std::find(f.parameters.begin(), f.parameters.end(), name);
+    const auto position = static_cast<int32_t>(at - f.parameters.begin());
+    m_.iterated_parameters.push_back({function_, position, loop});
+  }
+}
+
+void Builder::on_for(Node n, int depth) {
+  note_comments(n);
+  Node left = field(n, s_.f_left), right = field(n, s_.f_right);
+  if (!null(right)) visit(right, depth + 1);  // the iterable is evaluated once
+  int32_t loop = begin_loop(n, right);
+  if (!null(right)) note_iterable(loop, right);
+  std::vector<std::string_view> targets;
+  target_names(left, targets);
+  LoopState& state = loop_stack_.back();
+  // `for step in range(n)` / `for i, batch in enumerate(loader)`: the first target counts.
+  const bool counted = !null(right) && !targets.empty() &&
+                       (contains_text(right, "range(") || contains_text(right, "enumerate("));
+  if (counted) counter_names_.add(targets.front());
+  for (size_t i = 0; i < targets.size(); ++i) {
+    state.bound.add(targets[i]);
+    if (m_.loops[loop].iterates_loader && !(counted && i == 0)) {
+      state.cpu_batch.add(targets[i]);
+      tensor_names_.add(targets[i]);
+    }
+  }
+  Node body = field(n, s_.f_body);
+  if (!null(right) && !null(body) && contains_text(right, ".parameters()") &&
+      contains_text(body, ".grad")) {
+    std::string_view b = text(body);
+    if (b.find("-=") != std::string_view::npos || b.find("add_(") != std::string_view::npos ||
+        b.find("sub_(") != std::string_view::npos ||
+        b.find("addcmul_(") != std::string_view::npos) {
+      add_api(ApiKind::ManualParamUpdate, n, "per-parameter update loop");
+      m_.api_uses.back().span = m_.loops[loop].header;
+    }
+  }
+  with_scope(m_.loops[loop].scope, body, depth);
+  end_loop();
+  Node alternative = field(n, s_.f_alternative);
+  if (!null(alternative)) visit(alternative, depth + 1);
+}
+
+void Builder::on_while(Node n, int depth) {
+  note_comments(n);
+  Node condition = field(n, s_.f_condition);
+  int32_t loop = begin_loop(n, condition);
+  ScopeId saved = scope_;
+  scope_ = m_.loops[loop].scope;
+  if (!null(condition)) visit(condition, depth + 1);  // evaluated every iteration
+  if (!null(condition)) pending_conditions_.emplace_back(condition, scope_);
+  scope_ = saved;
+  with_scope(m_.loops[loop].scope, field(n, s_.f_body), depth);
+  end_loop();
+  Node alternative = field(n, s_.f_alternative);
+  if (!null(alternative)) visit(alternative, depth + 1);
+}
+
+// ---- branches ------------------------------------------------------------------------
+Guard Builder::classify_guard(Node condition) {
+  std::vector<std::string_view> names;
+  read_names(condition, names);
+  bool rank = false, counter = false;
+  for (std::string_view name : names) {
+    if (is_rank_name(name)) rank = true;
+    if (counter_names_.count(name) || looks_like_counter(name)) counter = true;
+  }
+  std::string_view t = text(condition);
+  bool interval_op =
+      t.find('%') != std::string_view::npos || t.find("==") != std::string_view::npos ||
+      t.find('<') != std::string_view::npos || t.find('>') != std::string_view::npos ||
+      t.find('(') != std::string_view::npos || t.find("not ") != std::string_view::npos;
+  if (counter && interval_op) return Guard::Interval;
+  if (rank) return Guard::Rank;
+  return Guard::Data;
+}
+
+void Builder::on_if(Node n, int depth) {
+  note_comments(n);
+  Node condition = field(n, s_.f_condition);
+  if (!null(condition)) visit(condition, depth + 1);
+  if (!null(condition)) pending_conditions_.emplace_back(condition, scope_);
+  Guard guard = null(condition) ? Guard::Data : classify_guard(condition);
+  ScopeId branch = new_scope(ScopeKind::Branch);
+  m_.scopes[branch].guard = guard;
+  bool cuda_branch = !null(condition) && is_cuda_condition(condition);
+  cuda_branch_stack_.push_back(cuda_branch);
+  with_scope(branch, field(n, s_.f_consequence), depth);
+  cuda_branch_stack_.pop_back();
+  // elif / else: the else of a rank guard is a rank branch too (other ranks, every step).
+  for_each_child(n, [&](Node c) {
+    if (is(c, s_.elif_clause) || is(c, s_.else_clause)) note_comments(c);
+    if (is(c, s_.elif_clause)) {
+      Node cond = field(c, s_.f_condition);
+      if (!null(cond)) visit(cond, depth + 1);
+      if (!null(cond)) pending_conditions_.emplace_back(cond, scope_);
+      ScopeId b = new_scope(ScopeKind::Branch);
+      m_.scopes[b].guard = null(cond) ? Guard::Data : classify_guard(cond);
+      cuda_branch_stack_.push_back(false);
+      with_scope(b, field(c, s_.f_consequence), depth);
+      cuda_branch_stack_.pop_back();
+    } else if (is(c, s_.else_clause)) {
+      ScopeId b = new_scope(ScopeKind::Branch);
+      m_.scopes[b].guard = guard == Guard::Rank ? Guard::Rank : Guard::Data;
+      cuda_branch_stack_.push_back(false);
+      with_scope(b, field(c, s_.f_body), depth);
+      cuda_branch_stack_.pop_back();
+    }
+  });
+}
+
+bool Builder::is_cuda_condition(Node condition) const {
+  std::string_view t = text(condition);
+  return t.find("cuda") != std::string_view::npos || t.find("gpu") != std::string_view::npos ||
+         t.find("GPU") != std::string_view::npos;
+}
+
+void Builder::on_try(Node n, int depth) {
+  for_each_child(n, [&](Node c) {
+    if (is(c, s_.except_clause) || is(c, s_.except_group_clause)) {
+      with_scope(new_scope(ScopeKind::Handler), c, depth);
+    } else {
+      visit(c, depth + 1);
+    }
+  });
+}
+
+Autocast Builder::describe_autocast(Node expr, ScopeId body) {
+  Autocast a;
+  a.span = span(expr);
+  a.scope = scope_;
+  a.body = body;
+  if (!is(expr, s_.call)) {
+    a.dtype = AmpDtype::Unknown;  // a context variable: what it resolves to is not tracked
+    return a;
+  }
+  std::string name(callee_name(expr));
+  Args args = arguments(expr);
+  Node device = args.positional.empty() ? keyword(args, "device_type") : args.positional.front();
+  a.cpu = name.find("cpu.amp") != std::string::npos || string_value(device) == "cpu";
+  if (!name.ends_with("autocast")) {
+    a.dtype = AmpDtype::Unknown;
+    return a;
+  }
+  Node dtype = keyword(args, "dtype");
+  if (null(dtype)) {
+    a.dtype = args.list_splat || !args.dict_splats.empty() ? AmpDtype::Unknown : AmpDtype::Default;
+  } else {
+    std::string_view t = text(dtype);
+    a.dtype =
+        t.find("bfloat16") != std::string_view::npos ? AmpDtype::BFloat16
+        : (t.find("float16") != std::string_view::npos || t.find("half") != std::string_view::npos)
+            ? AmpDtype::Float16
+            : AmpDtype::Unknown;
+  }
+  return a;
+}
+
+void Builder::on_with(Node n, int depth) {
+  note_comments(n);
+  std::vector<std::pair<Node, bool>> opened;  // (context expression, is autocast)
+  uint8_t regions = kRegionNone;
+  for_each_child(n, [&](Node c) {
+    if (!is(c, s_.with_clause)) return;
+    for_each_child(c, [&](Node item) {
+      Node value = is(item, s_.with_item) ? field(item, s_.f_value) : item;
+      if (null(value)) return;
+      visit(value, depth + 1);
+      Node expr = unparen(value);
+      // `with autocast() as ac`: the as_pattern wraps the expression.
+      if (!is(expr, s_.call) && !is(expr, s_.identifier) && !is(expr, s_.attribute)) {
+        expr = expr.named_child(0);
+      }
+      if (null(expr)) return;
+      uint8_t region = region_of(expr);
+      regions |= region;
+      if (region & kRegionAutocast) opened.push_back({expr, true});
+      std::string name = dotted(is(expr, s_.call) ? field(expr, s_.f_function) : expr);
+      std::string_view tail = last_component(name);
+      if (tail == "detect_anomaly") opened.push_back({expr, false});
+      if (name.find("autograd.profiler.profile") != std::string::npos || tail == "emit_nvtx") {
+        opened.push_back({expr, false});
+      }
+    });
+  });
+  ScopeId scope = new_scope(ScopeKind::With);
+  m_.scopes[scope].regions = regions;
+  for (const auto& [expr, autocast] : opened) {
+    if (autocast) {
+      m_.autocasts.push_back(describe_autocast(expr, scope));
+      continue;
+    }
+    std::string name = dotted(is(expr, s_.call) ? field(expr, s_.f_function) : expr);
+    add_api(last_component(name) == "detect_anomaly" ? ApiKind::DetectAnomaly
+                                                     : ApiKind::AutogradProfiler,
+            expr, name);
+    m_.api_uses.back().body = scope;
+  }
+  with_scope(scope, field(n, s_.f_body), depth);
+}
+
+}  // namespace gpulint::python

@@ -1,0 +1,135 @@
+// Reading syntax: names, chains, literals, and the names an expression binds or reads.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "analyzer/python/builder.h"
+#include "analyzer/python/names.h"
+
+namespace gpulint::python {
+
+// An attribute chain of identifiers (`a.b.c`) as a view: into the source when the chain is
+// written as one piece, as it nearly always is; otherwise into interned_, which keeps it while
+// the Builder lives. Empty for anything else.
+std::string_view Builder::dotted_view(Node n) const {
+  const size_t length = dotted_parts(n, 0, nullptr);
+  if (length == 0) return {};
+  // The parts lie in the text in order, so the same length means nothing lies between them.
+  const std::string_view t = text(n);
+  if (t.size() == length) return t;
+  std::string out;
+  dotted_parts(n, 0, &out);
+  return interned_.emplace_back(std::move(out));
+}
+
+// The length of `n` as a chain (its parts joined by dots), or 0 when it is none; its parts
+// are appended to `out` when one is given.
+size_t Builder::dotted_parts(Node n, int depth, std::string* out) const {
+  if (null(n) || depth > kMaxExprDepth) return 0;
+  if (is(n, s_.identifier)) {
+    const std::string_view name = text(n);
+    if (out) out->append(name);
+    return name.size();
+  }
+  if (!is(n, s_.attribute)) return 0;
+  Node attr = field(n, s_.f_attribute);
+  if (null(attr)) return 0;
+  const size_t object = dotted_parts(field(n, s_.f_object), depth + 1, out);
+  if (object == 0) return 0;
+  const std::string_view name = text(attr);
+  if (out) {
+    out->push_back('.');
+    out->append(name);
+  }
+  return object + 1 + name.size();
+}
+
+std::string_view Builder::method_of(Node call) const {
+  Node fn = field(call, s_.f_function);
+  if (!is(fn, s_.attribute)) return {};
+  Node attr = field(fn, s_.f_attribute);
+  return null(attr) ? std::string_view{} : text(attr);
+}
+
+Node Builder::receiver_of(Node call) const {
+  Node fn = field(call, s_.f_function);
+  return is(fn, s_.attribute) ? field(fn, s_.f_object) : Node{};
+}
+
+std::string Builder::string_value(Node n) const {
+  if (!is(n, s_.string)) return {};
+  std::string_view t = text(n);
+  size_t q = t.find_first_of("\"'");
+  if (q == std::string_view::npos) return {};
+  char quote = t[q];
+  size_t e = t.find_last_of(quote);
+  if (e <= q) return {};
+  std::string_view inner = t.substr(q + 1, e - q - 1);
+  while (!inner.empty() && inner.front() == quote) inner.remove_prefix(1);
+  while (!inner.empty() && inner.back() == quote) inner.remove_suffix(1);
+  return std::string(inner);
+}
+
+Node Builder::unparen(Node n) const {
+  for (int d = 0; is(n, s_.parenthesized_expression) && d < kMaxExprDepth; ++d) {
+    n = n.named_child(0);
+  }
+  return n;
+}
+
+// Names bound by an assignment target or loop target, `self.x` included; views as
+// dotted_view gives them.
+void Builder::target_names(Node n, std::vector<std::string_view>& out, int depth) {
+  if (null(n) || depth > kMaxExprDepth) return;
+  if (is(n, s_.identifier) || is(n, s_.attribute)) {
+    const std::string_view name = dotted_view(n);
+    if (!name.empty()) out.push_back(name);
+    return;
+  }
+  if (is(n, s_.pattern_list) || is(n, s_.tuple_pattern) || is(n, s_.list_pattern) ||
+      is(n, s_.expression_list) || is(n, s_.tuple) || is(n, s_.list) ||
+      is(n, s_.parenthesized_expression) || is(n, s_.list_splat)) {
+    for_each_child(n, [&](Node c) { target_names(c, out, depth + 1); });
+  }
+}
+
+// Every identifier (and self.x) an expression reads, down to a bounded depth.
+// Views into the source (or into interned_, for the rare chain written with spaces), valid
+// while the Builder lives: no string is built per name read.
+void Builder::read_names(Node n, std::vector<std::string_view>& out, int depth) {
+  if (null(n) || depth > kMaxExprDepth || out.size() > 64) return;
+  if (is(n, s_.identifier)) {
+    out.push_back(text(n));
+    return;
+  }
+  if (is(n, s_.attribute)) {
+    std::string_view name = dotted_view(n);
+    if (!name.empty()) out.push_back(name);
+  }
+  if (is(n, s_.keyword_argument)) {
+    read_names(field(n, s_.f_value), out, depth + 1);
+    return;
+  }
+  for_each_child(n, [&](Node c) { read_names(c, out, depth + 1); });
+}
+
+bool Builder::moves_to_device(Node n) const {
+  std::string_view t = text(n);
+  return t.find(".to(") != std::string_view::npos || t.find(".cuda(") != std::string_view::npos ||
+         t.find("to_device") != std::string_view::npos ||
+         t.find("device=") != std::string_view::npos;
+}
+
+int64_t Builder::literal_number(Node n) const {
+  if (is(n, s_.true_)) return 1;
+  if (is(n, s_.false_)) return 0;
+  std::string t(text(n));
+  std::erase(t, '_');
+  try {
+    return std::stoll(t, nullptr, 0);
+  } catch (...) {
+    return 0;
+  }
+}
+
+}  // namespace gpulint::python

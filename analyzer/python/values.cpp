@@ -1,0 +1,493 @@
+// Values: what a name or expression holds (a tensor, a device, a graph, a mask, a constant),
+// followed through assignments.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "analyzer/python/builder.h"
+#include "analyzer/python/names.h"
+
+namespace gpulint::python {
+
+bool Builder::is_tensor_expr(Node n, int depth) const {
+  if (null(n) || depth > kMaxExprDepth) return false;
+  TSSymbol sym = n.symbol();
+  if (sym == s_.identifier) return tensor_names_.count(text(n)) > 0;
+  if (sym == s_.parenthesized_expression) return is_tensor_expr(n.named_child(0), depth + 1);
+  if (sym == s_.attribute) {
+    std::string name = dotted(n);
+    if (!name.empty() && tensor_names_.count(name)) return true;
+    Node attr = field(n, s_.f_attribute);
+    std::string_view a = null(attr) ? std::string_view{} : text(attr);
+    return a == "loss" || a == "logits" || a == "last_hidden_state" || a == "T" ||
+           (a == "data" && is_tensor_expr(field(n, s_.f_object), depth + 1));
+  }
+  if (sym == s_.subscript) return is_tensor_expr(field(n, s_.f_value), depth + 1);
+  if (sym == s_.binary_operator || sym == s_.comparison_operator) {
+    bool any = false;
+    const_cast<Builder*>(this)->for_each_child(
+        n, [&](Node c) { any = any || is_tensor_expr(c, depth + 1); });
+    return any;
+  }
+  if (sym == s_.unary_operator) return is_tensor_expr(field(n, s_.f_argument), depth + 1);
+  if (sym == s_.call) {
+    std::string name(callee_name(n));
+    if (!name.empty()) {
+      if (is_tensor_function(name) || model_names_.count(name) || loss_names_.count(name) ||
+          module_names_.count(name)) {
+        return true;
+      }
+      if (is_functional_loss(name)) return true;
+    }
+    std::string_view method = method_of(n);
+    if (!method.empty() && is_tensor_method(method))
+      return is_tensor_expr(receiver_of(n), depth + 1);
+    // `model.aux_loss()`: a loss the model computes is a tensor, as its forward's output is.
+    if (method.ends_with("loss") && model_names_.count(dotted_view(receiver_of(n)))) return true;
+  }
+  return false;
+}
+
+// `device = cuda` in one branch and `device = cpu` in the other: the name may be either, and
+// a copy to it is not known to be a host copy.
+void Builder::bind_device(std::string_view name, DeviceTarget target) {
+  auto [it, inserted] = device_names_.try_emplace(std::string(name), DeviceName{target});
+  if (!inserted && it->second.target != target) it->second.target = DeviceTarget::MaybeCuda;
+}
+
+void Builder::on_assignment(Node n, int depth) {
+  Node left = field(n, s_.f_left), right = field(n, s_.f_right);
+  if (!null(right)) visit(right, depth + 1);
+  std::vector<std::string_view> names;
+  target_names(left, names);
+  if (null(right)) return;
+  Node value = unparen(right);
+  on_setting(left, value);
+  if (names.empty()) return;
+  const std::string_view name = names.front();
+  const bool single = names.size() == 1;
+  const bool moved = moves_to_device(value);
+
+  // Loop-carried facts: bound names, and batches moved or not on their way to the model.
+  if (!loop_stack_.empty() && loop_stack_.back().function == function_) {
+    LoopState& state = loop_stack_.back();
+    const bool from_batch = !moved && reads_cpu_batch(value, state);
+    for (std::string_view t : names) {
+      state.bound.add(t);
+      if (from_batch) {
+        state.cpu_batch.add(t);
+      } else {
+        state.cpu_batch.remove(t);
+      }
+    }
+  }
+
+  for (std::string_view t : names) {
+    if (!first_assignment_.count(t)) first_assignment_.emplace(t, span(n));
+  }
+  if (is_graph_expr(value)) {
+    for (std::string_view t : names) grad_names_.add(t);
+  } else {
+    for (std::string_view t : names) grad_names_.remove(t);
+  }
+  if (single) {
+    if (is_mask(value)) {
+      mask_names_.add(name);
+    } else {
+      mask_names_.remove(name);
+    }
+  }
+  const bool tensor = is_tensor_expr(value);
+  for (std::string_view t : names) {
+    if (tensor) tensor_names_.add(t);
+    if (moved) on_device_names_.add(t);
+  }
+  if (contains_text(value, "autocast")) autocast_names_.add(name);
+
+  if (!is(value, s_.call)) {
+    // `meter = None` after `meter = Meter()`: the name no longer holds what the call returned.
+    for (std::string_view t : names) call_results_.remove(t);
+  }
+  if (is(value, s_.call)) {
+    const std::string_view callee = callee_name(value);
+    std::string_view tail = last_component(callee);
+    if (single && !m_.loaders.empty() && m_.loaders.back().call == span(value)) {
+      loader_names_[std::string(name)] = static_cast<int32_t>(m_.loaders.size() - 1);
+    }
+    if (single && tail == "iter") {
+      Node args = field(value, s_.f_arguments);
+      Node arg = null(args) ? Node{} : args.named_child(0);
+      const std::string_view inner = dotted_view(arg);
+      if (auto it = loader_names_.find(inner); it != loader_names_.end()) {
+        loader_iter_names_[std::string(name)] = it->second;
+      } else if (looks_like_loader(inner)) {
+        loader_iter_names_[std::string(name)] = -1;
+      }
+    }
+    if (auto f = single ? loader_functions_.find(callee) : loader_functions_.end();
+        f != loader_functions_.end()) {
+      loader_names_[std::string(name)] = f->second;
+    } else if (!callee.empty()) {
+      // `train, val = make_loaders()`: each name holds part of what the call returned.
+      for (std::string_view t : names) call_results_[std::string(t)] = callee;
+    } else if (single) {
+      // `model = Tagger(...).to(device)`: the instance of the constructor the chain starts at.
+      Node root = value;
+      for (int d = 0; d < kMaxExprDepth && is(root, s_.call) && callee_name(root).empty(); ++d) {
+        const std::string_view m = method_of(root);
+        if (m != "to" && m != "cuda" && m != "half" && m != "bfloat16" && m != "float") break;
+        root = receiver_of(root);
+      }
+      if (const std::string_view constructor = is(root, s_.call) ? callee_name(root) : "";
+          !constructor.empty()) {
+        call_results_[std::string(name)] = constructor;
+      }
+    }
+    if (single && (module_classes_.count(callee) || is_module_constructor(callee)))
+      module_names_.add(name);
+    if (callee == "wandb.init") tracker_runs_.add(name);  // `run.log(...)` is wandb.log
+    if (tail == "Event" || tail == "Stream" || tail == "current_stream" ||
+        tail == "default_stream") {
+      sync_objects_.add(name);
+    }
+    if (is_loss_constructor(callee)) {
+      loss_names_.add(name);
+    } else if (is_optimizer_constructor(callee)) {
+      optimizer_names_.add(name);
+    }
+    if (tail == "device" && callee.find("torch") != std::string_view::npos) {
+      bind_device(name, classify_device(value));
+    }
+    if (tail == "compile" || tail == "DistributedDataParallel" || tail == "DDP" ||
+        tail == "DataParallel" || tail == "FSDP") {
+      Args wrapped = arguments(value);
+      if (!wrapped.positional.empty()) {
+        const std::string_view inner = dotted_view(wrapped.positional.front());
+        if (!inner.empty() && model_names_.count(inner)) model_names_.add(name);
+        // DDP(net) / torch.compile(net) of a model already on the device.
+        if (on_device_names_.count(inner)) on_device_names_.add(name);
+      }
+    }
+    // `model = model.to(device)` / `model = Net().cuda()`, also followed by a dtype or mode
+    // switch: `AutoModel.from_pretrained(name).to("cuda").half().eval()`.
+    Node to_call = value;
+    for (int d = 0; d < kMaxExprDepth && is(to_call, s_.call); ++d) {
+      const std::string_view m = method_of(to_call);
+      if (m != "half" && m != "bfloat16" && m != "float" && m != "eval" && m != "train") break;
+      to_call = receiver_of(to_call);
+    }
+    std::string_view method = method_of(to_call);
+    if ((method == "to" || method == "cuda") &&
+        !is_fill_factory(callee_name(receiver_of(to_call)))) {
+      Node recv = receiver_of(to_call);
+      const std::string_view root = dotted_view(recv);
+      if ((is(recv, s_.call) && !is_tensor_function(callee_name(recv)) &&
+           !is_parameterless_module(callee_name(recv))) ||
+          model_names_.count(root)) {
+        if (!is_loss_constructor(callee_name(recv))) model_names_.add(name);
+      }
+    }
+  } else if (is(value, s_.string)) {
+    std::string v = string_value(value);
+    if (v == "cpu")
+      bind_device(name, DeviceTarget::Cpu);
+    else if (v.starts_with("cuda"))
+      bind_device(name, DeviceTarget::Cuda);
+  } else if (is(value, s_.conditional_expression) && single) {
+    std::string_view t = text(value);
+    if (t.find("\"cuda") != std::string_view::npos || t.find("'cuda") != std::string_view::npos) {
+      device_names_[std::string(name)] = {DeviceTarget::MaybeCuda};
+    }
+  } else if (is(value, s_.identifier) && single) {
+    const std::string_view source = text(value);
+    if (!params_.empty() && params_.back().count(source)) passed_in_names_.add(name);
+    if (auto it = device_names_.find(source); it != device_names_.end())
+      device_names_[std::string(name)] = it->second;
+    if (model_names_.count(source)) model_names_.add(name);
+  }
+
+  const bool literal = is(value, s_.integer) || is(value, s_.true_) || is(value, s_.false_);
+  if (single && literal && m_.scopes[scope_].kind == ScopeKind::Module) {
+    constants_[std::string(name)] = literal_number(value);
+  } else if (single && literal && top_level_class()) {
+    // `class CFG: num_workers = 0`, read as `CFG.num_workers`.
+    constants_[std::string(class_name_) + "." + std::string(name)] = literal_number(value);
+  } else if (m_.scopes[scope_].kind != ScopeKind::Module) {
+    // `CFG.num_workers = args.workers` in main(): the class's value no longer holds.
+    for (std::string_view t : names) {
+      if (t.find('.') != std::string_view::npos) constants_.remove(t);
+    }
+  }
+  if (single && (is(value, s_.dictionary) || (is(value, s_.call) && callee_name(value) == "dict") ||
+                 is(value, s_.conditional_expression))) {
+    auto& dict = dicts_[std::string(name)];
+    dict.clear();
+    dict.emplace_back(value, false);
+  }
+  if (single && looks_like_device(name) && !device_names_.count(name)) {
+    device_names_[std::string(name)] = {classify_device(value)};
+  }
+}
+
+// Settings written as assignments: TF32 switches and CUDA_LAUNCH_BLOCKING.
+void Builder::on_setting(Node left, Node value) {
+  std::string target = dotted(left);
+  if (target.ends_with(".allow_tf32") && (is(value, s_.true_) || is(value, s_.false_))) {
+    add_api(is(value, s_.true_) ? ApiKind::Tf32Enabled : ApiKind::Tf32Disabled, left.parent(),
+            target, value);
+    return;
+  }
+  if (is(left, s_.subscript) && contains_text(left, "environ") &&
+      contains_text(left, "CUDA_LAUNCH_BLOCKING") && string_value(value) == "1") {
+    add_api(ApiKind::LaunchBlocking, left.parent(), "CUDA_LAUNCH_BLOCKING=1", value);
+  }
+}
+
+// Does the value carry autograd history from this step: the model's or the loss's output,
+// not detached?
+bool Builder::is_graph_expr(Node n, int depth) const {
+  n = unparen(n);
+  if (null(n) || depth > kMaxExprDepth) return false;
+  if (is(n, s_.identifier)) return grad_names_.count(text(n)) > 0;
+  if (is(n, s_.attribute)) {
+    Node attr = field(n, s_.f_attribute);
+    if (!null(attr) && text(attr) == "loss") return true;
+    return grad_names_.count(dotted(n)) > 0;
+  }
+  if (is(n, s_.binary_operator)) {
+    return is_graph_expr(field(n, s_.f_left), depth + 1) ||
+           is_graph_expr(field(n, s_.f_right), depth + 1);
+  }
+  if (is(n, s_.subscript)) return is_graph_expr(field(n, s_.f_value), depth + 1);
+  if (is(n, s_.call)) {
+    std::string_view method = method_of(n);
+    if (method == "detach" || method == "item" || method == "tolist" || method == "numpy" ||
+        method == "argmax" || method == "argmin" || method == "eq" || method == "ne" ||
+        method == "long" || method == "bool") {
+      return false;
+    }
+    std::string callee(callee_name(n));
+    if (!callee.empty() &&
+        (model_names_.count(callee) || loss_names_.count(callee) || is_functional_loss(callee))) {
+      return true;
+    }
+    // `.cpu()` is differentiable: the host copy keeps the graph.
+    if (!method.empty() && (is_tensor_method(method) || method == "cpu"))
+      return is_graph_expr(receiver_of(n), depth + 1);
+    // `F.normalize(out)`, `pool(out, mask)` of this file: computed from the graph, part of it.
+    static constexpr std::string_view kNoGradient[] = {
+        "argmax", "argmin",  "argsort",      "eq",         "ne",          "lt",
+        "gt",     "le",      "ge",           "isnan",      "isinf",       "isfinite",
+        "equal",  "nonzero", "logical_and",  "logical_or", "logical_not", "count_nonzero",
+        "unique", "where",   "searchsorted", "bucketize",  "allclose"};
+    const std::string_view tail = last_component(callee);
+    const bool differentiable =
+        std::find(std::begin(kNoGradient), std::end(kNoGradient), tail) == std::end(kNoGradient);
+    if (differentiable && (is_tensor_function(callee) || function_by_name_.count(callee))) {
+      Node list = field(n, s_.f_arguments);
+      for (Node arg = null(list) ? Node{} : list.first_child(); !null(arg);
+           arg = arg.next_sibling()) {
+        if (arg.named() && is_graph_expr(arg, depth + 1)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+bool Builder::is_tensor_condition(Node n, int depth) const {
+  n = unparen(n);
+  if (null(n) || depth > kMaxExprDepth) return false;
+  if (is(n, s_.boolean_operator)) {
+    return is_tensor_condition(field(n, s_.f_left), depth + 1) ||
+           is_tensor_condition(field(n, s_.f_right), depth + 1);
+  }
+  if (is(n, s_.not_operator)) return is_tensor_condition(field(n, s_.f_argument), depth + 1);
+  if (is(n, s_.comparison_operator)) {
+    // `x is None` / `x is not None` look at identity, not the value.
+    std::string_view t = text(n);
+    if (t.find(" is ") != std::string_view::npos || t.find(" in ") != std::string_view::npos)
+      return false;
+  }
+  return is_tensor_expr(n);
+}
+
+bool Builder::reads_cpu_batch(Node value, const LoopState& state) {
+  if (state.cpu_batch.empty()) return false;
+  Node root = value;
+  for (int d = 0; d < kMaxExprDepth; ++d) {
+    root = unparen(root);
+    if (is(root, s_.subscript)) {
+      root = field(root, s_.f_value);
+    } else if (is(root, s_.attribute) && !state.cpu_batch.count(dotted_view(root))) {
+      root = field(root, s_.f_object);
+    } else {
+      break;
+    }
+  }
+  if (is(root, s_.identifier) || is(root, s_.attribute))
+    return state.cpu_batch.count(dotted_view(root)) > 0;
+  if (is(root, s_.tuple) || is(root, s_.expression_list) || is(root, s_.list)) {
+    bool any = false;
+    for_each_child(root, [&](Node c) { any = any || reads_cpu_batch(c, state); });
+    return any;
+  }
+  return false;
+}
+
+void Builder::on_augmented(Node n, int depth) {
+  visit_children(n, depth);
+  Node left = field(n, s_.f_left), right = field(n, s_.f_right);
+  std::string name = dotted(left);
+  if (name.empty()) return;
+  Node op = field(n, s_.f_operator);
+  if (!null(op) && text(op) == "+=") note_accumulation(n, name, right);
+  if (text(right) == "1") counter_names_.insert(name);
+  if (is_tensor_expr(right)) tensor_names_.insert(name);
+  if (!loop_stack_.empty()) loop_stack_.back().bound.insert(name);
+}
+
+// `total += loss` / `losses.append(loss)` into a name that outlives the step.
+void Builder::note_accumulation(Node n, const std::string& target, Node value) {
+  if (null(value) || loop_stack_.empty() || loop_stack_.back().function != function_) return;
+  Accumulation a;
+  for (const LoopState& state : loop_stack_) {
+    if (state.function == function_ && state.bound.count(target)) a.reset_in.push_back(state.loop);
+  }
+  a.span = span(n);
+  a.value = span(value);
+  a.scope = scope_;
+  a.loop = loop_stack_.back().loop;
+  a.target = target;
+  a.value_name = std::string(text(value).substr(0, 60));
+  pending_accumulations_.emplace_back(value, std::move(a));
+}
+
+void Builder::on_return(Node n, int depth) {
+  visit_children(n, depth);
+  if (function_ < 0) return;
+  Node value = unparen(n.named_child(0));
+  if (null(value)) return;
+  // A project helper returning an autocast context: `with mixed_precision():` is AMP.
+  if (contains_text(value, "autocast")) autocast_names_.insert(m_.functions[function_].name);
+  if (is(value, s_.expression_list) || is(value, s_.tuple)) {
+    // `return train, val`: another module may unpack and iterate them.
+    for_each_child(value, [&](Node element) {
+      if (auto it = loader_names_.find(dotted(element)); it != loader_names_.end())
+        tuple_loader_functions_[m_.functions[function_].name].push_back(it->second);
+    });
+    return;
+  }
+  int32_t loader = -1;
+  if (is(value, s_.call) && !m_.loaders.empty() && m_.loaders.back().call == span(value)) {
+    loader = static_cast<int32_t>(m_.loaders.size() - 1);
+  } else if (auto it = loader_names_.find(dotted(value)); it != loader_names_.end()) {
+    loader = it->second;
+  }
+  if (loader < 0) return;
+  const std::string& fname = m_.functions[function_].name;
+  bool lightning_hook = fname.ends_with("_dataloader") || fname == "train_dataloader";
+  if (lightning_hook && !class_name_.empty()) {
+    m_.loaders[loader].returned_from_hook = true;
+  } else {
+    loader_functions_[fname] = loader;
+  }
+}
+
+DeviceTarget Builder::classify_device(Node n, int depth) const {
+  n = unparen(n);
+  if (null(n) || depth > 8) return DeviceTarget::MaybeCuda;
+  if (is(n, s_.string)) {
+    std::string v = string_value(n);
+    return v == "cpu"              ? DeviceTarget::Cpu
+           : v.starts_with("cuda") ? DeviceTarget::Cuda
+                                   : DeviceTarget::MaybeCuda;
+  }
+  if (is(n, s_.call)) {
+    std::string callee(callee_name(n));
+    if (last_component(callee) == "device") {
+      Node args = field(n, s_.f_arguments);
+      Node first = null(args) ? Node{} : args.named_child(0);
+      if (!null(first)) return classify_device(first, depth + 1);
+    }
+    return DeviceTarget::MaybeCuda;
+  }
+  if (is(n, s_.identifier) || is(n, s_.attribute)) {
+    auto it = device_names_.find(dotted(n));
+    if (it != device_names_.end()) return it->second.target;
+  }
+  return DeviceTarget::MaybeCuda;
+}
+
+// Is this expression a device at all (and not a dtype or another tensor)?
+bool Builder::is_device_expr(Node n) const {
+  n = unparen(n);
+  if (null(n)) return false;
+  if (is(n, s_.string)) {
+    std::string v = string_value(n);
+    return v == "cpu" || v.starts_with("cuda") || v == "mps";
+  }
+  if (is(n, s_.call)) return last_component(callee_name(n)) == "device";
+  if (is(n, s_.identifier) || is(n, s_.attribute)) {
+    std::string name = dotted(n);
+    if (device_names_.count(name)) return true;
+    std::string_view tail = last_component(name);
+    return looks_like_device(name) && tail.find("dtype") == std::string_view::npos;
+  }
+  if (is(n, s_.conditional_expression)) return contains_text(n, "cuda");
+  return false;
+}
+
+Value Builder::resolve(Node n) const {
+  Value v;
+  v.state = Value::State::Unknown;
+  v.span = span(n);
+  n = unparen(n);
+  if (is(n, s_.integer) || is(n, s_.true_) || is(n, s_.false_)) {
+    v.state = Value::State::Known;
+    v.number = literal_number(n);
+    v.is_bool = !is(n, s_.integer);
+  } else if (is(n, s_.identifier) || is(n, s_.attribute)) {
+    const std::string name = dotted(n);
+    if (auto it = constants_.find(name); it != constants_.end()) {
+      v.state = Value::State::Known;
+      v.number = it->second;
+    } else if (auto target = imported_target(name)) {
+      // Wanted even once known, so the link that answers it is made again every round.
+      imported_constants_.push_back({target->first, target->second, name});
+      if (auto in = inbound_constant(name)) {
+        v.state = Value::State::Known;
+        v.number = *in;
+      }
+    }
+  }
+  return v;
+}
+
+// What may be a boolean tensor used as an index: a comparison, `.bool()`, a tensor built with
+// `dtype=torch.bool`, a name bound to one of those, or `~` of any of them. A comparison's
+// operands are often not known to be tensors (`labels != -100` of a batch field), so the
+// subscript's receiver, which must be a tensor, decides.
+bool Builder::is_mask(Node n, int depth) const {
+  n = unparen(n);
+  if (null(n) || depth > 8) return false;
+  if (is(n, s_.identifier)) return mask_names_.count(text(n)) > 0;
+  if (is(n, s_.unary_operator)) {
+    Node op = field(n, s_.f_operator);
+    return !null(op) && text(op) == "~" && is_mask(field(n, s_.f_argument), depth + 1);
+  }
+  if (is(n, s_.comparison_operator)) {
+    const std::string_view t = text(n);
+    // `a in b` and `a is b` give Python booleans.
+    return t.find(" in ") == std::string_view::npos && t.find(" is ") == std::string_view::npos;
+  }
+  if (is(n, s_.call)) {
+    const std::string_view method = method_of(n);
+    if (method == "bool") return true;
+    if (method == "to" || method == "cuda") return is_mask(receiver_of(n), depth + 1);
+    return contains_text(field(n, s_.f_arguments), "torch.bool") &&
+           is_tensor_function(callee_name(n));
+  }
+  return false;
+}
+
+}  // namespace gpulint::python
