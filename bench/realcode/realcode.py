@@ -10,8 +10,7 @@ label, and score the labels.
 
 Each repository is linted on its own, from its root, as its users would run gpulint, so
 cross-module context is the repository's. Paths are '<owner>+<name>/<path in the repository>'.
-A finding is identified by (path, line, code): labels survive column changes and unrelated
-edits elsewhere in the file, not edits that move the line (re-export at the pinned commit).
+A finding is identified by (path, line, column, code), as the exported sources pin them.
 """
 import collections
 import hashlib
@@ -63,12 +62,12 @@ def read_tsv(path, width):
 
 
 def labels():
-    # path, line, code, TP|FP, reason
+    # path, line, column, code, TP|FP, reason
     out = {}
-    for path, line, code, verdict, reason, *_ in read_tsv(LABELS, 5):
+    for path, line, col, code, verdict, reason, *_ in read_tsv(LABELS, 6):
         if verdict not in ("TP", "FP"):
             sys.exit(f"realcode.py: {LABELS}: verdict must be TP or FP, not {verdict!r}")
-        out[(path, int(line), code)] = (verdict, reason)
+        out[(path, int(line), int(col), code)] = (verdict, reason)
     return out
 
 
@@ -81,10 +80,10 @@ def sample(gpulint, export, per_rule):
     known = labels()
     by_code = collections.defaultdict(list)
     for path, line, col, code, msg in findings(gpulint, export):
-        key = (path, line, code)
+        key = (path, line, col, code)
         if key not in known:
             by_code[code].append((key_rank(key), path, line, col, code, msg))
-    labelled = collections.Counter(code for (_, _, code) in known)
+    labelled = collections.Counter(key[3] for key in known)
     for code in sorted(by_code):
         want = max(0, per_rule - labelled[code])
         for _, path, line, col, code, msg in sorted(by_code[code])[:want]:
@@ -93,21 +92,22 @@ def sample(gpulint, export, per_rule):
 
 def score(gpulint, export):
     rows = findings(gpulint, export)
-    found = {(p, l, c) for p, l, _, c, _ in rows}
+    found = {(p, l, col, c) for p, l, col, c, _ in rows}
+    lines = {(p, l, c) for p, l, _, c, _ in rows}
     known = labels()
     per = collections.defaultdict(lambda: collections.Counter())
     disagree = []
     for key, (verdict, reason) in sorted(known.items()):
-        code = key[2]
+        code = key[3]
         if key in found:
             per[code]["TP" if verdict == "TP" else "FP"] += 1
             if verdict == "FP":
-                disagree.append(f"false positive  {key[0]}:{key[1]} {code}  ({reason})")
+                disagree.append(f"false positive  {key[0]}:{key[1]}:{key[2]} {code}  ({reason})")
         else:
             per[code]["lost TP" if verdict == "TP" else "silenced FP"] += 1
             if verdict == "TP":
-                disagree.append(f"lost true positive  {key[0]}:{key[1]} {code}  ({reason})")
-    unlabelled = collections.Counter(c for (p, l, c) in found if (p, l, c) not in known)
+                disagree.append(f"lost true positive  {key[0]}:{key[1]}:{key[2]} {code}  ({reason})")
+    unlabelled = collections.Counter(k[3] for k in found if k not in known)
 
     print("Real-code precision (labelled findings that gpulint reports today)")
     print(f"{'code':6} {'TP':>4} {'FP':>4} {'prec':>6} {'lost TP':>8} {'silenced FP':>12} {'unlabelled':>11}")
@@ -126,7 +126,8 @@ def score(gpulint, export):
     expected = read_tsv(RECALL, 4)  # path, line, code, what
     hit = 0
     for path, line, code, what, *_ in expected:
-        if (path, int(line), code) in found:
+        # The read loops name a line, not a column.
+        if (path, int(line), code) in lines:
             hit += 1
         else:
             disagree.append(f"missed  {path}:{line} {code}  ({what})")
@@ -134,7 +135,7 @@ def score(gpulint, export):
         loops = len({(r[0], r[4]) for r in expected if len(r) > 4})
         print(f"\nRecall on the read loops: {hit}/{len(expected)} = {hit / len(expected):.3f}"
               + (f" ({loops} loops)" if loops else ""))
-    print(f"\nFindings today: {len(found)} in {len({p for p, _, _ in found})} files")
+    print(f"\nFindings today: {len(found)} in {len({k[0] for k in found})} files")
     if disagree:
         print("\nDisagreements:")
         for d in disagree:
