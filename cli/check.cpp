@@ -155,6 +155,12 @@ int check_project(const CheckOptions& options, Project& project) {
         "compile_commands.json, e.g. from cmake -DCMAKE_EXPORT_COMPILE_COMMANDS=ON) for Clang",
         syntax_only, syntax_only == 1 ? "" : "s", syntax_only == 1 ? "it" : "them"));
   }
+  if (const size_t recovered = cpp::syntax_recovered_files.load(); recovered > 0) {
+    note(fmt::format(
+        "{} C++ file{} held code tree-sitter-cpp could not read (unexpanded macros, some valid "
+        "syntax); findings there may be incomplete, and with Clang (-p BUILD_DIR) they are not",
+        recovered, recovered == 1 ? "" : "s"));
+  }
 
   const std::string report = render_report(options.format, result, summary, options);
   bool written = options.output_file.empty() ? write_stdout(report)

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "rules/common.h"
 
 namespace gpulint::rules {
@@ -9,6 +11,11 @@ Reports, once per file, that the file could not be parsed cleanly, at the first 
 ## Why is this bad
 Code after a syntax error may be misread, so other findings in the file can be incomplete.
 gpulint still analyses everything the parser could recover.
+
+In C++, GL000 reports what Clang reports for a file a compile database lists. Without one,
+C++ is read by tree-sitter-cpp, which cannot expand macros (`QT_BEGIN_NAMESPACE`,
+`TORCH_ARG(...)`) and misreads some valid syntax (default arguments `= {}`): code the compiler
+accepts is not an error, so GL000 stays silent there and the run's note counts those files.
 
 ## Example
 ```python
@@ -24,13 +31,15 @@ for batch in loader:
 )md";
 
 void check(const RuleInput& in, Sink& sink) {
-  if (in.model.parse_errors.empty()) return;
-  const ParseError& first = in.model.parse_errors.front();
-  std::string message = first.message;
-  if (in.model.parse_errors.size() > 1) {
-    message += " (and " + std::to_string(in.model.parse_errors.size() - 1) + " more)";
-  }
-  sink.report({first.span, message + "; findings in this file may be incomplete", {}, {}});
+  const auto& errors = in.model.parse_errors;
+  const auto first = std::find_if(errors.begin(), errors.end(),
+                                  [](const ParseError& e) { return e.in_source; });
+  if (first == errors.end()) return;
+  std::string message = first->message;
+  const auto more = std::count_if(first + 1, errors.end(),
+                                  [](const ParseError& e) { return e.in_source; });
+  if (more > 0) message += " (and " + std::to_string(more) + " more)";
+  sink.report({first->span, message + "; findings in this file may be incomplete", {}, {}});
 }
 
 }  // namespace

@@ -358,6 +358,10 @@ struct Comment {
 struct ParseError {
   Span span;
   std::string message;
+  // False for what tree-sitter-cpp could not read in C++ it parses without a compiler: macros
+  // it cannot expand, brace-initialised default arguments. Such code compiles; GL000 stays
+  // silent on it, and the run's note counts the files.
+  bool in_source = true;
 };
 
 // Where a step loop reaches a scope, as rules need it.

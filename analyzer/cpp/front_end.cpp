@@ -23,6 +23,7 @@ extern "C" const TSLanguage* tree_sitter_cpp(void);
 namespace gpulint::cpp {
 
 std::atomic<size_t> syntax_only_files{0};
+std::atomic<size_t> syntax_recovered_files{0};
 
 namespace {
 
@@ -249,10 +250,11 @@ class Builder {
     }
     ts_tree_cursor_delete(&c);
     if (!found) return;
-    m_.parse_errors.push_back(
-        {span(*found), ts_node_is_missing(*found)
-                           ? std::string("missing `") + ts_node_type(*found) + "`"
-                           : std::string("unexpected syntax")});
+    m_.parse_errors.push_back({span(*found),
+                               ts_node_is_missing(*found)
+                                   ? std::string("missing `") + ts_node_type(*found) + "`"
+                                   : std::string("unexpected syntax"),
+                               /*in_source=*/false});
   }
 
   // ---- the walk --------------------------------------------------------------------------
@@ -1273,6 +1275,10 @@ StepModel build_model_for_file(const std::string& path, std::string_view text) {
   const std::optional<Resolution> resolution = resolve_with_clang(path, text);
   if (!resolution) syntax_only_files.fetch_add(1, std::memory_order_relaxed);
   StepModel model = build_model(text, resolution ? &*resolution : nullptr);
+  if (std::any_of(model.parse_errors.begin(), model.parse_errors.end(),
+                  [](const ParseError& e) { return !e.in_source; })) {
+    syntax_recovered_files.fetch_add(1, std::memory_order_relaxed);
+  }
   if (resolution && !resolution->error.empty()) {
     // Clang's partial AST still resolves what it could; the rest is matched by spelling.
     const uint32_t at = std::min<uint32_t>(resolution->error_offset, text.size());

@@ -23,5 +23,8 @@ StepModel build_model_for_file(const std::string& path, std::string_view text);
 
 // Files of this run analysed by syntax alone, for the CLI's once-per-run note.
 extern std::atomic<size_t> syntax_only_files;
+// Files of this run where tree-sitter-cpp met syntax it could not read (ParseError::in_source
+// false), for the same note.
+extern std::atomic<size_t> syntax_recovered_files;
 
 }  // namespace gpulint::cpp

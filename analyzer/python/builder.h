@@ -44,6 +44,7 @@ struct Symbols {
   TSSymbol generator_expression, typed_parameter, default_parameter, typed_default_parameter;
   TSSymbol block, concatenated_string, none, import_statement, import_from_statement;
   TSSymbol aliased_import, dotted_name, relative_import;
+  TSSymbol break_statement, continue_statement, raise_statement;
   TSFieldId f_body, f_name, f_superclasses, f_left, f_right, f_condition, f_consequence;
   TSFieldId f_alternative, f_value, f_function, f_arguments, f_object, f_attribute, f_parameters;
   TSFieldId f_definition, f_operator, f_argument, f_key, f_alias, f_module_name, f_subscript;
@@ -104,6 +105,21 @@ struct PendingMethodCall {
 struct PendingInput {
   std::string callee;
   UnmovedInput input;
+};
+
+// `helper(loss)` with `loss` a tensor where the call stands: the helper's parameter at that
+// position holds a tensor for this caller.
+struct TensorArgument {
+  std::string_view callee;  // `helper` or `self.method`
+  std::string_view klass;   // the class the call sits in, for self.method
+  size_t position;
+};
+
+// A condition on a function's parameter, judged once the file's calls are known.
+struct ParameterCondition {
+  Node condition;
+  ScopeId scope;
+  int32_t function;
 };
 
 struct ModelDtype {
@@ -170,6 +186,7 @@ class Builder {
   NameSet deprecated_amp_names_, grad_names_, compiled_names_;
   NameMap<Span> first_assignment_;
   NameSet mask_names_;    // `valid = labels != -100`
+  NameSet guard_flags_;   // `is_log = step % n == 0`: an interval guard through a name
   NameSet tracker_runs_;  // `run = wandb.init(...)`
   NameSet parameter_names_, passed_in_names_;
   std::vector<ModelDtype> model_dtypes_;
@@ -188,14 +205,18 @@ class Builder {
   std::vector<PendingCall> pending_dotted_calls_;  // `engine.step(...)`: maybe an imported module
   std::vector<PendingMethodCall> pending_method_calls_;
   std::vector<PendingFlow> pending_flows_;
-  std::vector<PendingConvert> pending_converts_;
+  // Judged where they stand, as names then hold: `float(t)` of a tensor, `t.unique()`, `t[mask]`.
+  std::vector<PendingConvert> tensor_converts_;
   std::vector<PendingInput> pending_inputs_;
   std::vector<std::pair<Node, Accumulation>> pending_accumulations_;
   std::vector<Backward> backwards_;
   mutable std::vector<ImportedConstant> imported_constants_;  // found while resolving values
-  std::vector<std::pair<Node, ScopeId>> pending_conditions_;
-  std::vector<std::pair<Node, ScopeId>> pending_dynamic_;  // calls whose receiver must be a tensor
-  std::vector<std::pair<Node, ScopeId>> pending_masks_;    // subscripts: mask indexing if a mask
+  // Conditions on a tensor, judged where they stand (names hold what they held there).
+  std::vector<std::pair<Node, ScopeId>> tensor_conditions_;
+  std::vector<ParameterCondition> parameter_conditions_;
+  std::vector<TensorArgument> tensor_arguments_;
+  std::vector<std::pair<Node, ScopeId>> dynamic_methods_;
+  std::vector<std::pair<Node, ScopeId>> mask_indexings_;
   std::string_view last_mask_;
 
   // ---- syntax (inline: every handler asks these) ---------------------------------------
@@ -262,6 +283,9 @@ class Builder {
   void on_for(Node n, int depth);
   void on_while(Node n, int depth);
   Guard classify_guard(Node condition);
+  Guard classify_exit_guard(Node condition);
+  bool is_early_exit(Node if_statement) const;
+  void on_block(Node n, int depth);
   void on_if(Node n, int depth);
   bool is_cuda_condition(Node condition) const;
   void on_try(Node n, int depth);
@@ -275,6 +299,9 @@ class Builder {
   void on_setting(Node left, Node value);
   bool is_graph_expr(Node n, int depth = 0) const;
   bool is_tensor_condition(Node n, int depth = 0) const;
+  void note_condition(Node condition);
+  void judge_parameter_conditions();
+  int32_t function_called(std::string_view callee, std::string_view klass) const;
   bool reads_cpu_batch(Node value, const LoopState& state);
   void on_augmented(Node n, int depth);
   void note_accumulation(Node n, const std::string& target, Node value);
@@ -283,6 +310,7 @@ class Builder {
   bool is_device_expr(Node n) const;
   Value resolve(Node n) const;
   bool is_mask(Node n, int depth = 0) const;
+  void note_mask_index(Node subscript);
 
   // ---- calls.cpp -----------------------------------------------------------------------
   Args arguments(Node call);

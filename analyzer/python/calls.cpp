@@ -74,7 +74,8 @@ void Builder::on_call(Node n, int depth) {
   if (callee == "print") add_output(n, OutputKind::Console, callee);
   if ((callee == "float" || callee == "int" || callee == "bool") && args.positional.size() == 1 &&
       args.keywords.empty()) {
-    pending_converts_.push_back({n, args.positional.front(), scope_, in_output_});
+    if (is_tensor_expr(args.positional.front()))
+      tensor_converts_.push_back({n, args.positional.front(), scope_, in_output_});
   }
   if (callee == "next" && !args.positional.empty()) on_next(args.positional.front());
   if (tail == "Trainer" || tail == "Accelerator" || tail == "Fabric" ||
@@ -102,8 +103,11 @@ void Builder::on_call(Node n, int depth) {
   if (!callee.empty() && (callee.find('.') == std::string::npos || self_call)) {
     std::vector<std::string_view> read;
     const bool loop_data = has_loop_data(args, read);
-    pending_calls_.push_back(
-        {callee, self_call ? class_name_ : std::string_view{}, span(n), scope_, loop_data});
+    const std::string_view klass = self_call ? class_name_ : std::string_view{};
+    pending_calls_.push_back({callee, klass, span(n), scope_, loop_data});
+    for (size_t i = 0; i < args.positional.size() && !args.list_splat; ++i) {
+      if (is_tensor_expr(args.positional[i])) tensor_arguments_.push_back({callee, klass, i});
+    }
     if (!loop_data && !loop_stack_.empty() && loop_stack_.back().function == function_)
       loop_stack_.back().carried_calls.emplace_back(pending_calls_.size() - 1, std::move(read));
     note_instance_call(n, callee);
@@ -214,7 +218,7 @@ void Builder::on_api_call(Node n, const Callee& c, const Args& args) {
     if (as_function) {
       dynamic(n, (std::string(callee) + "(...)").c_str());
     } else {
-      pending_dynamic_.emplace_back(n, scope_);
+      if (is_tensor_expr(receiver_of(n))) dynamic_methods_.emplace_back(n, scope_);
     }
     break;
   }

@@ -54,6 +54,7 @@ void Builder::visit(Node n, int depth) {
   if (sym == s_.for_statement) return on_for(n, depth);
   if (sym == s_.while_statement) return on_while(n, depth);
   if (sym == s_.if_statement) return on_if(n, depth);
+  if (sym == s_.block) return on_block(n, depth);
   if (sym == s_.try_statement) return on_try(n, depth);
   if (sym == s_.with_statement) return on_with(n, depth);
   if (sym == s_.call) return on_call(n, depth);
@@ -61,10 +62,12 @@ void Builder::visit(Node n, int depth) {
   if (sym == s_.augmented_assignment) return on_augmented(n, depth);
   if (sym == s_.return_statement) return on_return(n, depth);
   if (sym == s_.import_statement || sym == s_.import_from_statement) return on_import(n);
-  if (sym == s_.subscript) pending_masks_.emplace_back(n, scope_);
+  if (sym == s_.subscript) note_mask_index(n);
   // `assert loss > 0` reads the tensor's value on the host, as `if` does.
-  if (sym == s_.assert_statement && n.named_child_count() > 0)
-    pending_conditions_.emplace_back(n.named_child(0), scope_);
+  if (sym == s_.assert_statement && n.named_child_count() > 0) {
+    visit_children(n, depth);
+    return note_condition(n.named_child(0));
+  }
   visit_children(n, depth);
 }
 
@@ -112,6 +115,18 @@ void Builder::on_comment(Node n) {
   m_.comments.push_back(c);
 }
 
+// The function of this file a call names (`helper`, or `self.method` in class `klass`), or -1.
+int32_t Builder::function_called(std::string_view callee, std::string_view klass) const {
+  if (callee.starts_with("self.")) {
+    std::string key(klass);
+    key.append(".").append(callee.substr(5));
+    const auto it = function_by_name_.find(key);
+    return it == function_by_name_.end() ? -1 : it->second;
+  }
+  const auto it = function_by_name_.find(callee);
+  return it == function_by_name_.end() ? -1 : it->second;
+}
+
 void Builder::finish() {
   // Calls that may be of another module's function: `callee` as called, and for a method of
   // a class, the method.
@@ -124,13 +139,8 @@ void Builder::finish() {
   std::vector<MaybeImported> maybe_imported;
   // Calls of functions defined in this file, now that every definition is known.
   for (const PendingCall& call : pending_calls_) {
-    const std::string self_key =
-        call.callee.starts_with("self.")
-            ? std::string(call.klass) + "." + std::string(call.callee.substr(5))
-            : std::string();
-    const std::string_view key = self_key.empty() ? call.callee : std::string_view(self_key);
-    if (auto it = function_by_name_.find(key); it != function_by_name_.end()) {
-      m_.calls.push_back({it->second, call.span, call.scope});
+    if (const int32_t function = function_called(call.callee, call.klass); function >= 0) {
+      m_.calls.push_back({function, call.span, call.scope});
     } else if (call.loop_data && model_names_.count(call.callee)) {
       m_.events.push_back(
           {StepEventKind::ModelCall, call.span, call.scope, std::string(call.callee)});
@@ -178,8 +188,7 @@ void Builder::finish() {
       for (int32_t loader : it->second) m_.loaders[loader].feeds_step_loop_elsewhere = true;
     }
   }
-  for (const PendingConvert& c : pending_converts_) {
-    if (!is_tensor_expr(c.argument)) continue;
+  for (const PendingConvert& c : tensor_converts_) {
     std::string spelling = std::string(text(field(c.call, s_.f_function))) + "(" +
                            std::string(text(c.argument).substr(0, 40)) + ")";
     m_.syncs.push_back(
@@ -239,16 +248,13 @@ void Builder::finish() {
     const StepContext context = m_.step_context(scope);
     return context.per_step() && !context.interval_guarded;
   };
-  for (const auto& [condition, scope] : pending_conditions_) {
-    if (reported(scope) && is_tensor_condition(condition))
-      m_.tensor_conditions.push_back({span(condition), scope});
+  judge_parameter_conditions();
+  for (const auto& [condition, scope] : tensor_conditions_) {
+    if (reported(scope)) m_.tensor_conditions.push_back({span(condition), scope});
   }
-  for (const auto& [subscript, scope] : pending_masks_) {
+  for (const auto& [subscript, scope] : mask_indexings_) {
     if (!reported(scope)) continue;
-    Node value = field(subscript, s_.f_value);
-    if (subscript.named_child_count() != 2 || numpy_names_.count(dotted(value))) continue;
     Node index = field(subscript, s_.f_subscript);
-    if (!is_mask(index) || !is_tensor_expr(value)) continue;
     // `logits[valid], y[valid]`: one mask, one finding for the line.
     if (!m_.dynamic_shapes.empty() && last_mask_ == text(index) &&
         src_.substr(m_.dynamic_shapes.back().span.end,
@@ -260,8 +266,8 @@ void Builder::finish() {
     std::string spelling(text(subscript).substr(0, 60));
     m_.dynamic_shapes.push_back({span(subscript), scope, std::move(spelling)});
   }
-  for (const auto& [call, scope] : pending_dynamic_) {
-    if (!reported(scope) || !is_tensor_expr(receiver_of(call))) continue;
+  for (const auto& [call, scope] : dynamic_methods_) {
+    if (!reported(scope)) continue;
     std::string spelling = ".";
     spelling.append(method_of(call)).append("()");
     m_.dynamic_shapes.push_back({span(call), scope, std::move(spelling)});

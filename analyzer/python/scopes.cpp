@@ -222,7 +222,10 @@ void Builder::on_for(Node n, int depth) {
   // `for step in range(n)` / `for i, batch in enumerate(loader)`: the first target counts.
   const bool counted = !null(right) && !targets.empty() &&
                        (contains_text(right, "range(") || contains_text(right, "enumerate("));
-  if (counted) counter_names_.add(targets.front());
+  if (counted) {
+    counter_names_.add(targets.front());
+    tensor_names_.remove(targets.front());
+  }
   for (size_t i = 0; i < targets.size(); ++i) {
     state.bound.add(targets[i]);
     if (m_.loops[loop].iterates_loader && !(counted && i == 0)) {
@@ -254,7 +257,7 @@ void Builder::on_while(Node n, int depth) {
   ScopeId saved = scope_;
   scope_ = m_.loops[loop].scope;
   if (!null(condition)) visit(condition, depth + 1);  // evaluated every iteration
-  if (!null(condition)) pending_conditions_.emplace_back(condition, scope_);
+  if (!null(condition)) note_condition(condition);
   scope_ = saved;
   with_scope(m_.loops[loop].scope, field(n, s_.f_body), depth);
   end_loop();
@@ -267,11 +270,13 @@ Guard Builder::classify_guard(Node condition) {
   std::vector<std::string_view> names;
   read_names(condition, names);
   bool rank = false, counter = false;
+  std::string_view t = text(condition);
   for (std::string_view name : names) {
     if (is_rank_name(name)) rank = true;
     if (counter_names_.count(name) || looks_like_counter(name)) counter = true;
+    // `if is_log:` after `is_log = step % n == 0`; `if not is_log:` runs on the other steps.
+    if (guard_flags_.count(name) && !t.starts_with("not ")) return Guard::Interval;
   }
-  std::string_view t = text(condition);
   bool interval_op =
       t.find('%') != std::string_view::npos || t.find("==") != std::string_view::npos ||
       t.find('<') != std::string_view::npos || t.find('>') != std::string_view::npos ||
@@ -281,11 +286,61 @@ Guard Builder::classify_guard(Node condition) {
   return Guard::Data;
 }
 
+// What the statements after `if CONDITION: return` run under: the condition is false there.
+// Not the step named (`step != last`, `step % n != 0`, `step not in saves`), too soon after the
+// last time (`step - last < interval`), or a guard flag negated (`not is_log`) leave some steps
+// only. A bound (`if step >= max_steps: break`) or the step named (`step % n == 0`) leaves
+// nearly all of them, so that is no guard.
+Guard Builder::classify_exit_guard(Node condition) {
+  std::vector<std::string_view> names;
+  read_names(condition, names);
+  const std::string_view t = text(condition);
+  const bool negated = t.starts_with("not ");
+  bool counter = false;
+  for (std::string_view name : names) {
+    if (counter_names_.count(name) || looks_like_counter(name)) counter = true;
+    if (negated && guard_flags_.count(name)) return Guard::Interval;
+  }
+  const bool since =
+      t.find(" - ") != std::string_view::npos &&
+      (t.find('<') != std::string_view::npos || t.find('>') != std::string_view::npos);
+  const bool other_step =
+      t.find("!=") != std::string_view::npos || t.find(" not in ") != std::string_view::npos;
+  return counter && (since || other_step) ? Guard::Interval : Guard::Data;
+}
+
+// `if ...: return` (or continue, break, raise) with no else: the rest of the block runs only
+// when the condition is false.
+bool Builder::is_early_exit(Node n) const {
+  Node body = field(n, s_.f_consequence);
+  if (null(body) || !null(field(n, s_.f_alternative))) return false;
+  Node last{};
+  for (Node c = body.first_child(); !null(c); c = c.next_sibling()) {
+    if (c.named() && !is(c, s_.comment)) last = c;
+  }
+  return is(last, s_.return_statement) || is(last, s_.continue_statement) ||
+         is(last, s_.break_statement) || is(last, s_.raise_statement);
+}
+
+// A block's statements in order; after an early exit on a step counter the rest is guarded.
+void Builder::on_block(Node n, int depth) {
+  const ScopeId saved = scope_;
+  for (Node c = n.first_child(); !null(c); c = c.next_sibling()) {
+    visit(c, depth + 1);
+    if (!is(c, s_.if_statement) || !is_early_exit(c)) continue;
+    Node condition = field(c, s_.f_condition);
+    if (null(condition) || classify_exit_guard(condition) != Guard::Interval) continue;
+    scope_ = new_scope(ScopeKind::Branch);
+    m_.scopes[scope_].guard = Guard::Interval;
+  }
+  scope_ = saved;
+}
+
 void Builder::on_if(Node n, int depth) {
   note_comments(n);
   Node condition = field(n, s_.f_condition);
   if (!null(condition)) visit(condition, depth + 1);
-  if (!null(condition)) pending_conditions_.emplace_back(condition, scope_);
+  if (!null(condition)) note_condition(condition);
   Guard guard = null(condition) ? Guard::Data : classify_guard(condition);
   ScopeId branch = new_scope(ScopeKind::Branch);
   m_.scopes[branch].guard = guard;
@@ -299,7 +354,7 @@ void Builder::on_if(Node n, int depth) {
     if (is(c, s_.elif_clause)) {
       Node cond = field(c, s_.f_condition);
       if (!null(cond)) visit(cond, depth + 1);
-      if (!null(cond)) pending_conditions_.emplace_back(cond, scope_);
+      if (!null(cond)) note_condition(cond);
       ScopeId b = new_scope(ScopeKind::Branch);
       m_.scopes[b].guard = null(cond) ? Guard::Data : classify_guard(cond);
       cuda_branch_stack_.push_back(false);

@@ -75,6 +75,9 @@ Symbols::Symbols(const TSLanguage* lang) {
   aliased_import = sym("aliased_import");
   dotted_name = sym("dotted_name");
   relative_import = sym("relative_import");
+  break_statement = sym("break_statement");
+  continue_statement = sym("continue_statement");
+  raise_statement = sym("raise_statement");
   f_body = field("body");
   f_name = field("name");
   f_superclasses = field("superclasses");

@@ -91,6 +91,13 @@ void Builder::on_assignment(Node n, int depth) {
     for (std::string_view t : names) grad_names_.remove(t);
   }
   if (single) {
+    const bool condition = is(value, s_.comparison_operator) || is(value, s_.boolean_operator) ||
+                           is(value, s_.not_operator);
+    if (condition && classify_guard(value) == Guard::Interval) {
+      guard_flags_.add(name);
+    } else {
+      guard_flags_.remove(name);
+    }
     if (is_mask(value)) {
       mask_names_.add(name);
     } else {
@@ -98,8 +105,21 @@ void Builder::on_assignment(Node n, int depth) {
     }
   }
   const bool tensor = is_tensor_expr(value);
-  for (std::string_view t : names) {
-    if (tensor) tensor_names_.add(t);
+  // `image, mask = batch["image"], batch["mask"]`: each name gets its own element.
+  const bool elementwise = !single && (is(value, s_.expression_list) || is(value, s_.tuple)) &&
+                           value.named_child_count() == names.size();
+  // What a name holds is what it was last given, in source order: `x = step / n` after
+  // `x = model(batch)` holds a number.
+  // Within a branch it is one of the values the name may hold (`acc = None` in an else).
+  const bool unconditional =
+      m_.scopes[scope_].kind != ScopeKind::Branch && m_.scopes[scope_].kind != ScopeKind::Handler;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string_view t = names[i];
+    if (elementwise ? is_tensor_expr(value.named_child(static_cast<uint32_t>(i))) : tensor) {
+      tensor_names_.add(t);
+    } else if (unconditional) {
+      tensor_names_.remove(t);
+    }
     if (moved) on_device_names_.add(t);
   }
   if (contains_text(value, "autocast")) autocast_names_.add(name);
@@ -309,6 +329,51 @@ bool Builder::is_tensor_condition(Node n, int depth) const {
       return false;
   }
   return is_tensor_expr(n);
+}
+
+void Builder::note_mask_index(Node subscript) {
+  if (subscript.named_child_count() != 2) return;
+  Node value = field(subscript, s_.f_value);
+  if (!is_mask(field(subscript, s_.f_subscript)) || !is_tensor_expr(value)) return;
+  if (!numpy_names_.count(dotted_view(value))) mask_indexings_.emplace_back(subscript, scope_);
+}
+
+void Builder::note_condition(Node condition) {
+  if (is_tensor_condition(condition)) {
+    tensor_conditions_.emplace_back(condition, scope_);
+    return;
+  }
+  // `if loss > limit:` in `def clip(loss)`: a tensor when a caller passes one.
+  if (function_ < 0 || params_.empty() || params_.back().empty()) return;
+  std::vector<std::string_view> names;
+  read_names(condition, names);
+  if (std::any_of(names.begin(), names.end(),
+                  [&](std::string_view name) { return params_.back().count(name) > 0; })) {
+    parameter_conditions_.push_back({condition, scope_, function_});
+  }
+}
+
+// Each parameter condition again, with the parameters this file's callers give tensors taken
+// as tensors (and only while it is judged).
+void Builder::judge_parameter_conditions() {
+  for (const ParameterCondition& c : parameter_conditions_) {
+    const Function& f = m_.functions[c.function];
+    const size_t skip = !f.parameters.empty() && f.parameters.front() == "self" ? 1 : 0;
+    std::vector<std::string_view> added;
+    bool passed = false;
+    for (const TensorArgument& a : tensor_arguments_) {
+      if (function_called(a.callee, a.klass) != c.function) continue;
+      const size_t param = a.position + skip;
+      if (param >= f.parameters.size()) continue;
+      passed = true;
+      if (tensor_names_.count(f.parameters[param])) continue;
+      tensor_names_.add(f.parameters[param]);
+      added.push_back(f.parameters[param]);
+    }
+    if (passed && is_tensor_condition(c.condition))
+      tensor_conditions_.emplace_back(c.condition, c.scope);
+    for (std::string_view name : added) tensor_names_.remove(name);
+  }
 }
 
 bool Builder::reads_cpu_batch(Node value, const LoopState& state) {
