@@ -476,6 +476,17 @@ class Builder {
       visit(field(n, "condition"), depth + 1);
     }
     loop_stack_.push_back(std::move(state));
+    // A body that always leaves the loop (`... break;` last) runs once: no step loop.
+    uint32_t statements = is(body, "compound_statement") ? named_count(body) : 0;
+    while (statements > 0 && is(named(body, statements - 1), "comment")) --statements;
+    if (statements > 0) {
+      TSNode last = named(body, statements - 1);
+      if (is(last, "break_statement") || is(last, "return_statement") ||
+          (is(last, "expression_statement") && named_count(last) > 0 &&
+           is(named(last, 0), "throw_expression"))) {
+        m_.loops[index].never_step = true;
+      }
+    }
     if (!null(body)) visit(body, depth + 1);
     loop_stack_.pop_back();
     scope_ = saved;

@@ -285,6 +285,9 @@ class Builder {
   Guard classify_guard(Node condition);
   Guard classify_exit_guard(Node condition);
   bool is_early_exit(Node if_statement) const;
+  Node last_statement(Node block) const;
+  bool ends_in_exit(Node block) const;
+  void note_runs_once(int32_t loop, Node body);
   void on_block(Node n, int depth);
   void on_if(Node n, int depth);
   bool is_cuda_condition(Node condition) const;

@@ -234,6 +234,7 @@ void Builder::on_for(Node n, int depth) {
     }
   }
   Node body = field(n, s_.f_body);
+  note_runs_once(loop, body);
   if (!null(right) && !null(body) && contains_text(right, ".parameters()") &&
       contains_text(body, ".grad")) {
     std::string_view b = text(body);
@@ -259,6 +260,7 @@ void Builder::on_while(Node n, int depth) {
   if (!null(condition)) visit(condition, depth + 1);  // evaluated every iteration
   if (!null(condition)) note_condition(condition);
   scope_ = saved;
+  note_runs_once(loop, field(n, s_.f_body));
   with_scope(m_.loops[loop].scope, field(n, s_.f_body), depth);
   end_loop();
   Node alternative = field(n, s_.f_alternative);
@@ -309,17 +311,37 @@ Guard Builder::classify_exit_guard(Node condition) {
   return counter && (since || other_step) ? Guard::Interval : Guard::Data;
 }
 
+Node Builder::last_statement(Node block) const {
+  Node last{};
+  for (Node c = block.first_child(); !null(c); c = c.next_sibling()) {
+    if (c.named() && !is(c, s_.comment)) last = c;
+  }
+  return last;
+}
+
+// Does the block end in a jump out of it (return, continue, break, raise)?
+bool Builder::ends_in_exit(Node block) const {
+  const Node last = last_statement(block);
+  return is(last, s_.return_statement) || is(last, s_.continue_statement) ||
+         is(last, s_.break_statement) || is(last, s_.raise_statement);
+}
+
 // `if ...: return` (or continue, break, raise) with no else: the rest of the block runs only
 // when the condition is false.
 bool Builder::is_early_exit(Node n) const {
   Node body = field(n, s_.f_consequence);
-  if (null(body) || !null(field(n, s_.f_alternative))) return false;
-  Node last{};
-  for (Node c = body.first_child(); !null(c); c = c.next_sibling()) {
-    if (c.named() && !is(c, s_.comment)) last = c;
+  return !null(body) && null(field(n, s_.f_alternative)) && ends_in_exit(body);
+}
+
+// A loop whose body always leaves it (`for batch in loader: show(batch); break`) runs once: it
+// is no step loop, whatever it calls.
+void Builder::note_runs_once(int32_t loop, Node body) {
+  if (null(body)) return;
+  const Node last = last_statement(body);
+  if (is(last, s_.return_statement) || is(last, s_.break_statement) ||
+      is(last, s_.raise_statement)) {
+    m_.loops[loop].never_step = true;
   }
-  return is(last, s_.return_statement) || is(last, s_.continue_statement) ||
-         is(last, s_.break_statement) || is(last, s_.raise_statement);
 }
 
 // A block's statements in order; after an early exit on a step counter the rest is guarded.
