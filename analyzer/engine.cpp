@@ -67,6 +67,9 @@ Links links_of(const SourceFile& file, const StepModel& model) {
     links.calls.push_back({call.module, std::move(caller)});
   }
   links.argument_flows = model.argument_flows;
+  links.training_functions = model.training_functions;
+  links.device_functions = model.device_functions;
+  links.device_calls = model.device_calls;
   if (model.has_training_loop()) {
     for (const ImportedLoader& use : model.imported_loaders) {
       const LoopKind kind = model.loops[use.loop].kind;
@@ -113,6 +116,10 @@ std::string inbound_key(const Inbound& inbound) {
     key.push_back('|');
   }
   for (const std::string& f : inbound.loader_functions) key.append(f).push_back(',');
+  key.push_back('|');
+  for (uint32_t at : inbound.training_calls) key.append(std::to_string(at)).push_back(',');
+  key.push_back('|');
+  for (const std::string& f : inbound.device_functions) key.append(f).push_back(',');
   key.push_back('|');
   for (const auto& [name, value] : inbound.constants)
     key.append(name).append("=").append(std::to_string(value)).push_back(',');
@@ -269,6 +276,11 @@ void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome
     std::vector<std::set<std::string>> loaders(paths.size());
     std::vector<uint8_t> cuda(paths.size(), 0);
     std::vector<std::map<std::string, int64_t>> constants(paths.size());
+    std::vector<std::set<uint32_t>> training_calls(paths.size());
+    std::vector<std::set<std::string>> device_functions(paths.size());
+    auto offers = [](const std::vector<std::string>& sorted, const std::string& name) {
+      return std::binary_search(sorted.begin(), sorted.end(), name);
+    };
     for (size_t from = 0; from < paths.size(); ++from) {
       for (const Links::Call& call : outcomes[from].links.calls) {
         const int32_t to = index.resolve(paths[from], call.module);
@@ -278,6 +290,14 @@ void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome
             call.caller.function + '\0' + at.path + '\0' + std::to_string(at.span.begin);
         callers[to].emplace(std::move(key), call.caller);
         cuda[to] |= outcomes[from].links.cuda;
+        if (offers(outcomes[to].links.training_functions, call.caller.function))
+          training_calls[from].insert(at.span.begin);
+      }
+      for (const ImportedConstant& call : outcomes[from].links.device_calls) {
+        const int32_t to = index.resolve(paths[from], call.module);
+        if (to < 0 || static_cast<size_t>(to) == from) continue;
+        if (offers(outcomes[to].links.device_functions, call.symbol))
+          device_functions[from].insert(call.local);
       }
       for (const ImportedConstant& wanted : outcomes[from].links.wanted_constants) {
         const int32_t to = index.resolve(paths[from], wanted.module);
@@ -318,6 +338,8 @@ void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome
       next.loader_functions.assign(loaders[i].begin(), loaders[i].end());
       next.cuda = cuda[i] != 0;
       next.constants.assign(constants[i].begin(), constants[i].end());
+      next.training_calls.assign(training_calls[i].begin(), training_calls[i].end());
+      next.device_functions.assign(device_functions[i].begin(), device_functions[i].end());
       if (next == inbound[i]) continue;
       inbound[i] = std::move(next);
       changed.push_back(i);

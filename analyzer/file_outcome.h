@@ -40,6 +40,9 @@ struct Links {
   bool cuda = false;                               // the file runs on a CUDA device
   std::vector<ImportedConstant> wanted_constants;  // other modules' constants it reads
   std::vector<std::pair<std::string, int64_t>> constants;  // its own, for the files that import it
+  std::vector<std::string> training_functions;             // StepModel::training_functions
+  std::vector<std::string> device_functions;               // StepModel::device_functions
+  std::vector<ImportedConstant> device_calls;              // StepModel::device_calls
 };
 
 struct FileOutcome {

@@ -131,6 +131,10 @@ void StepModel::classify() {
   }
 }
 
+bool StepModel::reaches_backward(int32_t function) const {
+  return function_facts_[function].direct_backward;
+}
+
 StepContext StepModel::step_context(ScopeId scope) const {
   bool guarded = false, branch = false;
   uint8_t regions = kRegionNone;

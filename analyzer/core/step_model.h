@@ -127,6 +127,11 @@ struct ExternalCaller {
 // handed to the front end, which resolves the names.
 struct Inbound {
   std::vector<ExternalCaller> callers;
+  // This file's calls (by offset, sorted) of functions elsewhere that reach a backward or an
+  // optimizer step: `loss_scaler(loss, optimizer)`, `trainer.train_step(batch)`.
+  std::vector<uint32_t> training_calls;
+  // Callees as spelt here (`dist_util.dev`) that return a device, sorted.
+  std::vector<std::string> device_functions;
   std::vector<std::string> loader_functions;  // their returned loader feeds a step loop
   bool cuda = false;                          // one of those files runs on a CUDA device
   // Constants of other modules this file reads, by their spelling here.
@@ -405,6 +410,12 @@ class StepModel {
   std::vector<ImportedCall> imported_calls;
   std::vector<ImportedLoader> imported_loaders;
   std::vector<ImportedConstant> imported_constants;
+  // What this file offers the files that import it: its functions (`f`, `Class.method`) that
+  // reach a backward or optimizer step, and those that return a device; sorted.
+  std::vector<std::string> training_functions;
+  std::vector<std::string> device_functions;
+  // Calls of imported functions whose result is used as a device (`.to(dist_util.dev())`).
+  std::vector<ImportedConstant> device_calls;
   std::vector<IteratedParameter> iterated_parameters;
   std::vector<ArgumentFlow> argument_flows;
   std::vector<std::pair<std::string, int64_t>> constants;  // module-level NAME = integer
@@ -427,6 +438,8 @@ class StepModel {
   StepContext step_context(ScopeId scope) const;
   bool cuda_context() const;
   bool has_training_loop() const;
+  // After classify(): does the function reach a backward or optimizer step outside its loops?
+  bool reaches_backward(int32_t function) const;
   // A loader that feeds a step loop, a framework trainer or a hook (RULES.md "loader in a
   // training file").
   bool loader_in_training_file(const Loader& loader) const;

@@ -185,9 +185,11 @@ class Builder {
   NameMap<std::string> call_results_;                  // `x = f(...)`: x -> f
   NameSet deprecated_amp_names_, grad_names_, compiled_names_;
   NameMap<Span> first_assignment_;
-  NameSet mask_names_;    // `valid = labels != -100`
-  NameSet guard_flags_;   // `is_log = step % n == 0`: an interval guard through a name
-  NameSet tracker_runs_;  // `run = wandb.init(...)`
+  NameSet mask_names_;  // `valid = labels != -100`
+  NameSet guard_flags_;
+  NameSet device_functions_;  // this file's functions (`f`, `Class.f`) that return a device   //
+                              // `is_log = step % n == 0`: an interval guard through a name
+  NameSet tracker_runs_;      // `run = wandb.init(...)`
   NameSet parameter_names_, passed_in_names_;
   std::vector<ModelDtype> model_dtypes_;
 
@@ -311,6 +313,8 @@ class Builder {
   void on_return(Node n, int depth);
   DeviceTarget classify_device(Node n, int depth = 0) const;
   bool is_device_expr(Node n) const;
+  bool returns_device(std::string_view callee) const;
+  void note_device_call(Node n);
   Value resolve(Node n) const;
   bool is_mask(Node n, int depth = 0) const;
   void note_mask_index(Node subscript);

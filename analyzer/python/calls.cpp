@@ -63,6 +63,8 @@ void Builder::on_call(Node n, int depth) {
   in_output_ = saved_output;
 
   Args args = arguments(n);
+  if (method == "to" && !args.positional.empty()) note_device_call(args.positional.front());
+  if (Node device = keyword(args, "device"); !null(device)) note_device_call(device);
   if (Node device = keyword(args, "device"); !null(device) && is_device_expr(device)) {
     add_move(n, classify_device(device), {}, false);
   }
@@ -78,6 +80,12 @@ void Builder::on_call(Node n, int depth) {
       tensor_converts_.push_back({n, args.positional.front(), scope_, in_output_});
   }
   if (callee == "next" && !args.positional.empty()) on_next(args.positional.front());
+  // `loss_scaler(loss, optimizer)`: timm's scaler objects (and the projects that copy them) run
+  // backward and the optimizer step when called, wherever the instance was made.
+  if (!tail.empty() && std::islower(static_cast<unsigned char>(tail.front())) &&
+      tail.find("scaler") != std::string_view::npos && !args.positional.empty()) {
+    m_.events.push_back({StepEventKind::Backward, span(n), scope_, {}});
+  }
   if (tail == "Trainer" || tail == "Accelerator" || tail == "Fabric" ||
       trainer_classes_.count(tail)) {
     on_framework(n, tail, args);
@@ -443,6 +451,11 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
     } else {
       dicts_[receiver].emplace_back(args.positional.front(), true);
     }
+  } else if (method == "register_buffer" && receiver == "self" && !args.positional.empty() &&
+             is(args.positional.front(), s_.string)) {
+    // `self.register_buffer("queue_ptr", torch.zeros(1))`: `self.queue_ptr` is a tensor, on
+    // the module's device.
+    tensor_names_.add("self." + string_value(args.positional.front()));
   } else if (method == "fit" || method == "prepare" || method == "validate" || method == "test") {
     for (Node p : args.positional) hand_to_framework(p);
     for (const auto& kv : args.keywords) hand_to_framework(kv.second);

@@ -151,14 +151,27 @@ void Builder::finish() {
   for (const PendingCall& call : pending_dotted_calls_)
     maybe_imported.push_back({call.callee, {}, call.span, call.scope});
   for (const PendingMethodCall& call : pending_method_calls_) {
+    // Calling an instance runs its forward (a Module) or its __call__ (any other object: a
+    // loss scaler that runs backward and the optimizer step).
+    const bool instance = call.method == "forward";
     if (call.klass.find('.') == std::string::npos) {
       auto it = function_by_name_.find(call.klass + "." + call.method);
+      if (it == function_by_name_.end() && instance)
+        it = function_by_name_.find(call.klass + ".__call__");
       if (it != function_by_name_.end()) {
         m_.calls.push_back({it->second, call.span, call.scope});
         continue;
       }
     }
     maybe_imported.push_back({call.klass, call.method, call.span, call.scope});
+    if (instance) maybe_imported.push_back({call.klass, "__call__", call.span, call.scope});
+  }
+  // Calls that reach a backward in another file (the engine found them in an earlier round).
+  for (const MaybeImported& call : maybe_imported) {
+    if (std::binary_search(inbound_.training_calls.begin(), inbound_.training_calls.end(),
+                           call.span.begin)) {
+      m_.events.push_back({StepEventKind::Backward, call.span, call.scope, {}});
+    }
   }
   for (const PendingFlow& flow : pending_flows_) {
     auto callee = imported_target(flow.callee);
@@ -232,6 +245,12 @@ void Builder::finish() {
     if (model_names_.count(d.name)) m_.file_level_amp = d.reduced;
   }
   m_.classify();
+  for (const auto& [key, function] : function_by_name_) {
+    if (m_.reaches_backward(function)) m_.training_functions.push_back(key);
+  }
+  std::sort(m_.training_functions.begin(), m_.training_functions.end());
+  m_.device_functions.assign(device_functions_.begin(), device_functions_.end());
+  std::sort(m_.device_functions.begin(), m_.device_functions.end());
   // Only a call made per step makes the function it calls per step (the engine links no
   // other), so only those are resolved against the imports.
   for (const MaybeImported& call : maybe_imported) {

@@ -434,6 +434,11 @@ void Builder::on_return(Node n, int depth) {
   if (null(value)) return;
   // A project helper returning an autocast context: `with mixed_precision():` is AMP.
   if (contains_text(value, "autocast")) autocast_names_.insert(m_.functions[function_].name);
+  // `def dev(): return torch.device(f"cuda:{rank}")`: `x.to(dev())` moves x to a device.
+  if (is_device_expr(value)) {
+    const std::string& name = m_.functions[function_].name;
+    device_functions_.add(class_name_.empty() ? name : std::string(class_name_) + "." + name);
+  }
   if (is(value, s_.expression_list) || is(value, s_.tuple)) {
     // `return train, val`: another module may unpack and iterate them.
     for_each_child(value, [&](Node element) {
@@ -484,6 +489,27 @@ DeviceTarget Builder::classify_device(Node n, int depth) const {
 }
 
 // Is this expression a device at all (and not a dtype or another tensor)?
+// A project function that returns a device: of this file, or of another (the engine found it).
+bool Builder::returns_device(std::string_view callee) const {
+  if (callee.empty()) return false;
+  if (device_functions_.count(callee)) return true;
+  const auto& elsewhere = inbound_.device_functions;
+  return std::binary_search(elsewhere.begin(), elsewhere.end(), callee);
+}
+
+// `.to(dist_util.dev())`: an imported call whose result is a device if that module's function
+// returns one, for the engine to find out.
+void Builder::note_device_call(Node n) {
+  n = unparen(n);
+  if (!is(n, s_.call)) return;
+  const std::string_view callee = callee_name(n);
+  // Asked every round, known or not: the answer comes from the engine again each time.
+  if (callee.empty() || last_component(callee) == "device" || device_functions_.count(callee))
+    return;
+  if (auto target = imported_target(callee))
+    m_.device_calls.push_back({target->first, target->second, std::string(callee)});
+}
+
 bool Builder::is_device_expr(Node n) const {
   n = unparen(n);
   if (null(n)) return false;
@@ -491,7 +517,10 @@ bool Builder::is_device_expr(Node n) const {
     std::string v = string_value(n);
     return v == "cpu" || v.starts_with("cuda") || v == "mps";
   }
-  if (is(n, s_.call)) return last_component(callee_name(n)) == "device";
+  if (is(n, s_.call)) {
+    const std::string_view callee = callee_name(n);
+    return last_component(callee) == "device" || returns_device(callee);
+  }
   if (is(n, s_.identifier) || is(n, s_.attribute)) {
     std::string name = dotted(n);
     if (device_names_.count(name)) return true;
