@@ -20,13 +20,27 @@ ModuleIndex::ModuleIndex(const std::vector<std::string>& paths) {
 }
 
 int32_t ModuleIndex::resolve(const std::string& importer, const std::string& module) {
-  if (!module.starts_with('.') && !names_.contains(module.substr(0, module.find('.')))) return -1;
+  if (!module.starts_with('.') && !names_.contains(module.substr(0, module.find('.'))))
+    return resolve_vendored(importer, module);
   std::string key = fs::path(importer).parent_path().string();
   key.append(1, '\0').append(module);
   if (auto it = answers_.find(key); it != answers_.end()) return it->second;
   const int32_t found = search(importer, module);
   answers_.emplace(std::move(key), found);
   return found;
+}
+
+// Code copied out of a monorepo keeps its imports (`deeplearning.ssl.moco.builder` for the
+// run's `moco/builder.py`): the longest tail of two or more components that names a module of
+// the run is the one meant. A single component (`torch.utils` -> `utils`) is too common a name
+// to guess from.
+int32_t ModuleIndex::resolve_vendored(const std::string& importer, const std::string& module) {
+  for (size_t dot = module.find('.'); dot != std::string::npos; dot = module.find('.', dot + 1)) {
+    const std::string tail = module.substr(dot + 1);
+    if (tail.find('.') == std::string::npos) return -1;
+    if (names_.contains(tail.substr(0, tail.find('.')))) return resolve(importer, tail);
+  }
+  return -1;
 }
 
 int32_t ModuleIndex::find(const std::string& path) const {

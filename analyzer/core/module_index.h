@@ -22,6 +22,7 @@ class ModuleIndex {
   int32_t resolve(const std::string& importer, const std::string& module);
 
  private:
+  int32_t resolve_vendored(const std::string& importer, const std::string& module);
   int32_t find(const std::string& path) const;
   int32_t search(const std::string& importer, const std::string& module) const;
 

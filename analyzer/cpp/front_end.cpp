@@ -1102,6 +1102,11 @@ class Builder {
       l.batch_size = {};
       if (integer(options)) {
         set_option(l, "batch_size", options);
+      } else if (is(options, "identifier") &&
+                 (text(options).find("batch") != std::string_view::npos ||
+                  text(options).find("size") != std::string_view::npos)) {
+        // `make_data_loader(ds, batch_size)`: the size_t overload, which has no workers.
+        l.batch_size.state = Value::State::Unknown;
       } else if (!null(options)) {
         l.splat_unknown = true;  // options built elsewhere: nothing is known about them
         l.batch_size.state = Value::State::Unknown;

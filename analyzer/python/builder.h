@@ -300,6 +300,7 @@ class Builder {
   // ---- values.cpp ----------------------------------------------------------------------
   bool is_tensor_expr(Node n, int depth = 0) const;
   void bind_device(std::string_view name, DeviceTarget target);
+  std::string_view wrapped_instance(Node call, std::string_view tail) const;
   void on_assignment(Node n, int depth);
   void on_setting(Node left, Node value);
   bool is_graph_expr(Node n, int depth = 0) const;

@@ -122,6 +122,8 @@ void Builder::on_call(Node n, int depth) {
   } else if (!callee.empty() && !callee.starts_with("self.")) {
     pending_dotted_calls_.push_back({callee, {}, span(n), scope_, false});
     note_method_of_instance(n, callee, method);
+  } else if (!callee.empty()) {
+    note_method_of_instance(n, callee, method);  // `self.mp_trainer.optimize(...)`
   }
   if (!callee.empty()) note_flows(callee, args);
   if (!callee.empty()) note_model_inputs(n, callee, args);
@@ -130,7 +132,8 @@ void Builder::on_call(Node n, int depth) {
 // `x.update(...)` where `x = MetricLogger(...)` (a class: the name is capitalised): the
 // method runs, wherever the class is defined.
 void Builder::note_method_of_instance(Node n, std::string_view callee, std::string_view method) {
-  const size_t dot = callee.find('.');
+  // The receiver is what comes before the method: `logger` or `self.mp_trainer`.
+  const size_t dot = callee.rfind('.');
   if (call_results_.empty() || dot == std::string::npos || dot + 1 + method.size() != callee.size())
     return;
   auto it = call_results_.find(std::string_view(callee).substr(0, dot));
@@ -178,6 +181,16 @@ void Builder::on_api_call(Node n, const Callee& c, const Args& args) {
       (callee.starts_with("torch.cuda.amp.") || callee.starts_with("torch.cpu.amp.") ||
        callee.starts_with("cuda.amp.") || deprecated_amp_names_.count(callee))) {
     add_api(ApiKind::DeprecatedAmp, n, callee);
+  }
+  // `partial(torch.cuda.amp.autocast, dtype=...)`: the deprecated API, called later.
+  if (tail == "partial" && (is(first, s_.attribute) || is(first, s_.identifier))) {
+    const std::string_view inner = dotted_view(first);
+    const std::string_view inner_tail = last_component(inner);
+    if ((inner_tail == "autocast" || inner_tail == "GradScaler") &&
+        (inner.starts_with("torch.cuda.amp.") || inner.starts_with("torch.cpu.amp.") ||
+         deprecated_amp_names_.count(inner))) {
+      add_api(ApiKind::DeprecatedAmp, first, inner);
+    }
   }
   if (tail == "GradScaler" || tail == "ShardedGradScaler") add_api(ApiKind::GradScaler, n, callee);
   if (tail == "set_detect_anomaly" && is(first, s_.true_))
@@ -321,13 +334,17 @@ bool Builder::is_output_call(std::string_view callee, std::string_view method, N
   return (is_logging_method(method) && is_logger_receiver(receiver)) || method == "set_postfix" ||
          method == "set_description" || method == "set_postfix_str" ||
          (method == "write" && (last_component(receiver) == "tqdm" || is_console(receiver))) ||
-         is_metrics_method(method) ||
+         (method == "print" && is_console(receiver)) || is_metrics_method(method) ||
          (method == "log" &&
           (receiver == "wandb" || receiver == "mlflow" || tracker_runs_.count(receiver)));
 }
 
+// Streams, and the frameworks whose `print` writes to the console (on rank 0): Fabric's and
+// accelerate's.
 bool Builder::is_console(std::string_view receiver) {
-  return receiver == "sys.stdout" || receiver == "sys.stderr";
+  const std::string_view tail = last_component(receiver);
+  return receiver == "sys.stdout" || receiver == "sys.stderr" || tail == "fabric" ||
+         tail == "accelerator";
 }
 
 void Builder::add_output(Node n, OutputKind kind, std::string_view callee) {

@@ -55,6 +55,18 @@ void Builder::bind_device(std::string_view name, DeviceTarget target) {
   if (!inserted && it->second.target != target) it->second.target = DeviceTarget::MaybeCuda;
 }
 
+// The class of the instance a wrapper call wraps (`DDP(model)`, `torch.compile(model)`), as
+// call_results_ knows it; empty when none.
+std::string_view Builder::wrapped_instance(Node call, std::string_view tail) const {
+  if (tail != "compile" && tail != "DistributedDataParallel" && tail != "DDP" &&
+      tail != "DataParallel" && tail != "FSDP")
+    return {};
+  Node args = field(call, s_.f_arguments);
+  Node first = null(args) ? Node{} : args.named_child(0);
+  const auto it = call_results_.find(dotted_view(first));
+  return it == call_results_.end() ? std::string_view{} : std::string_view(it->second);
+}
+
 void Builder::on_assignment(Node n, int depth) {
   Node left = field(n, s_.f_left), right = field(n, s_.f_right);
   if (!null(right)) visit(right, depth + 1);
@@ -147,6 +159,19 @@ void Builder::on_assignment(Node n, int depth) {
     if (auto f = single ? loader_functions_.find(callee) : loader_functions_.end();
         f != loader_functions_.end()) {
       loader_names_[std::string(name)] = f->second;
+    } else if (const std::string_view wrapped = wrapped_instance(value, tail);
+               single && !wrapped.empty()) {
+      // `model = DDP(model)`: calling the wrapper runs the wrapped model's forward.
+      std::string klass(wrapped);
+      call_results_[std::string(name)] = std::move(klass);
+    } else if (const std::string_view m = method_of(value);
+               single &&
+               (m == "to" || m == "cuda" || m == "half" || m == "bfloat16" || m == "float" ||
+                m == "train" || m == "eval") &&
+               call_results_.count(dotted_view(receiver_of(value)))) {
+      // `model = model.cuda()`: still the instance it was.
+      std::string klass = call_results_.find(dotted_view(receiver_of(value)))->second;
+      call_results_[std::string(name)] = std::move(klass);
     } else if (!callee.empty()) {
       // `train, val = make_loaders()`: each name holds part of what the call returned.
       for (std::string_view t : names) call_results_[std::string(t)] = callee;
