@@ -99,6 +99,7 @@ std::string settings_key(const RuleSet& rules) {
   key.push_back('|');
   for (const std::string& code : rules.explicitly_selected) key.append(code).push_back(',');
   key.append("|batch=").append(std::to_string(rules.options.small_batch_threshold));
+  key.append(rules.options.test_code ? "|tests" : "|");
   return key;
 }
 
@@ -194,12 +195,22 @@ void report_unused_suppressions(const SourceFile& file, const std::vector<const 
   }
 }
 
+// Unit tests and their fixtures: `tests/`, `test_*.py`, `*_test.py`, `conftest.py`.
+bool is_test_path(std::string_view path) {
+  if (path.starts_with("tests/") || path.find("/tests/") != std::string_view::npos) return true;
+  const std::string_view name = filename_of(path);
+  if (!name.ends_with(".py")) return false;  // C++ programs named test.cpp evaluate models
+  return name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py";
+}
+
 StepModel build_model(const SourceFile& file, const Inbound& inbound) {
   const std::string_view filename = filename_of(file.path());
   if (is_dependency_file(filename)) return deps::build_model(file.text());
-  if (language_of(filename) == Language::Cpp)
-    return cpp::build_model_for_file(file.path(), file.text());
-  return python::build_model(file.text(), inbound);
+  StepModel model = language_of(filename) == Language::Cpp
+                        ? cpp::build_model_for_file(file.path(), file.text())
+                        : python::build_model(file.text(), inbound);
+  model.test_code = is_test_path(file.path());
+  return model;
 }
 
 std::vector<Diagnostic> lint_model(const SourceFile& file, const StepModel& model,

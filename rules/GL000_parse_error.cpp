@@ -32,12 +32,12 @@ for batch in loader:
 
 void check(const RuleInput& in, Sink& sink) {
   const auto& errors = in.model.parse_errors;
-  const auto first = std::find_if(errors.begin(), errors.end(),
-                                  [](const ParseError& e) { return e.in_source; });
+  const auto first =
+      std::find_if(errors.begin(), errors.end(), [](const ParseError& e) { return e.in_source; });
   if (first == errors.end()) return;
   std::string message = first->message;
-  const auto more = std::count_if(first + 1, errors.end(),
-                                  [](const ParseError& e) { return e.in_source; });
+  const auto more =
+      std::count_if(first + 1, errors.end(), [](const ParseError& e) { return e.in_source; });
   if (more > 0) message += " (and " + std::to_string(more) + " more)";
   sink.report({first->span, message + "; findings in this file may be incomplete", {}, {}});
 }
@@ -46,7 +46,8 @@ void check(const RuleInput& in, Sink& sink) {
 
 extern const Rule GL000 = {
     {"GL000", "parse-error", "meta", "The file could not be parsed cleanly",
-     "fix the syntax error (or flatten the deepest nesting); gpulint analysed what it could parse", kDocs, true, Severity::Error},
+     "fix the syntax error (or flatten the deepest nesting); gpulint analysed what it could parse",
+     kDocs, true, Severity::Error},
     check};
 
 }  // namespace gpulint::rules

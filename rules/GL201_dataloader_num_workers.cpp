@@ -27,6 +27,7 @@ loader = DataLoader(dataset, batch_size=64, shuffle=True, num_workers=8,
 )md";
 
 void check(const RuleInput& in, Sink& sink) {
+  if (!judged_as_training_code(in)) return;
   if (!in.model.cuda_context()) return;
   for (const Loader& loader : in.model.loaders) {
     const Value& w = loader.num_workers;

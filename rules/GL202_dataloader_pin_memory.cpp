@@ -27,6 +27,7 @@ for x, y in loader:
 )md";
 
 void check(const RuleInput& in, Sink& sink) {
+  if (!judged_as_training_code(in)) return;
   if (!in.model.cuda_context()) return;
   for (const Loader& loader : in.model.loaders) {
     const Value& p = loader.pin_memory;

@@ -46,6 +46,7 @@ bool iterated_repeatedly(const StepModel& m, int32_t index) {
 }
 
 void check(const RuleInput& in, Sink& sink) {
+  if (!judged_as_training_code(in)) return;
   const StepModel& m = in.model;
   if (!m.cuda_context()) return;
   for (size_t i = 0; i < m.loaders.size(); ++i) {

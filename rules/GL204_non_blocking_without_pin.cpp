@@ -37,6 +37,7 @@ bool unpinned(const Loader& loader) {
 }
 
 void check(const RuleInput& in, Sink& sink) {
+  if (!judged_as_training_code(in)) return;
   const StepModel& m = in.model;
   if (!m.cuda_context()) return;
   for (const BatchMove& move : m.batch_moves) {

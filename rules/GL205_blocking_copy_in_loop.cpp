@@ -32,6 +32,7 @@ for x, y in loader:
 bool pinned(const Loader& loader) { return loader.pin_memory.known() && loader.pin_memory.number; }
 
 void check(const RuleInput& in, Sink& sink) {
+  if (!judged_as_training_code(in)) return;
   const StepModel& m = in.model;
   if (!m.cuda_context()) return;
   for (const BatchMove& move : m.batch_moves) {

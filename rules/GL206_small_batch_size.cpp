@@ -27,6 +27,7 @@ loader = DataLoader(dataset, batch_size=64, shuffle=True, num_workers=8, pin_mem
 )md";
 
 void check(const RuleInput& in, Sink& sink) {
+  if (!judged_as_training_code(in)) return;
   const StepModel& m = in.model;
   if (!m.cuda_context()) return;
   const int64_t threshold = in.options.small_batch_threshold;

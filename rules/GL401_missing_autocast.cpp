@@ -37,6 +37,7 @@ for x, y in loader:
 )md";
 
 void check(const RuleInput& in, Sink& sink) {
+  if (!judged_as_training_code(in)) return;
   const StepModel& m = in.model;
   if (!m.cuda_context()) return;
   for (int32_t loop : m.innermost_training_loops()) {

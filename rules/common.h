@@ -8,6 +8,12 @@
 
 namespace gpulint::rules {
 
+// False for test files (`tests/`, `test_*.py`, `*_test.py`, `conftest.py`) unless the config
+// says `test-code = true`: their loaders and loops are not training code (GL2xx, GL401).
+inline bool judged_as_training_code(const RuleInput& in) {
+  return !in.model.test_code || in.options.test_code;
+}
+
 // "the training loop", "the evaluation loop", "a per-step hook"
 std::string step_place(const StepModel& model, const StepContext& context);
 

@@ -94,6 +94,27 @@ TEST_F(Config, PerFileIgnoresAndExcludes) {
   EXPECT_TRUE(findings({"--force-exclude", "vendor/train.py"}).empty());
 }
 
+TEST_F(Config, TestFilesAreNotJudgedAsTrainingUnlessAsked) {
+  const std::string fp32 = R"(import torch
+
+model = torch.nn.Linear(10, 1).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(100):
+    loss = model(torch.randn(32, 10, device="cuda")).sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+)";
+  write("train.py", fp32);
+  write("tests/test_train.py", fp32);
+  write("model_test.py", fp32);
+  EXPECT_EQ(findings({"."}), (Findings{{"train.py", "GL401"}}));
+  write(".gpulint.toml", "[rules]\ntest-code = true\n");
+  EXPECT_EQ(findings({"."}), (Findings{{"train.py", "GL401"},
+                                       {"tests/test_train.py", "GL401"},
+                                       {"model_test.py", "GL401"}}));
+}
+
 TEST_F(Config, ExplicitConfigReplacesDiscovery) {
   write("train.py", kTraining);
   write(".gpulint.toml", "ignore = [\"GL101\"]\n");

@@ -106,9 +106,15 @@ class Reader {
         }
         if (*value < 1) fail(file_, node.source(), "`small-batch-threshold` must be at least 1");
         config.small_batch_threshold = *value;
+      } else if (key.str() == "test-code") {
+        std::optional<bool> value = node.value_exact<bool>();
+        if (!value)
+          fail(file_, node.source(), "`test-code` must be true or false, not " + type_name(node));
+        config.test_code = *value;
       } else {
         fail(file_, key.source(),
-             "unknown key `rules." + std::string(key.str()) + "` (known: small-batch-threshold)");
+             "unknown key `rules." + std::string(key.str()) +
+                 "` (known: small-batch-threshold, test-code)");
       }
     }
   }
@@ -271,6 +277,7 @@ RuleSet resolve_rule_set(std::span<const Rule* const> rules, const ConfigFile* c
     if (config->small_batch_threshold) {
       set.options.small_batch_threshold = *config->small_batch_threshold;
     }
+    if (config->test_code) set.options.test_code = *config->test_code;
   }
   for (const SelectionLayer& layer : layers) {
     for (const auto* list : {&layer.extend_select, layer.select ? &*layer.select : nullptr}) {

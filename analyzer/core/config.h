@@ -42,6 +42,7 @@ struct ConfigFile {
   bool default_exclude = true;
   std::vector<PathGlob> extend_exclude;
   std::optional<int64_t> small_batch_threshold;
+  std::optional<bool> test_code;
 };
 
 // The folders every walk skips unless `exclude` replaces them (hidden ones such as .git and

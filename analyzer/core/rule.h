@@ -49,6 +49,7 @@ class Sink {
 // Per-rule settings a user can change (config `[tool.gpulint.rules]`, later).
 struct RuleOptions {
   int64_t small_batch_threshold = 8;  // GL206
+  bool test_code = false;             // judge test files as training code (GL2xx, GL401)
   bool explicitly_selected = false;   // the rule's own code was named in --select (opt-in forms)
 };
 

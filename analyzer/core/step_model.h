@@ -412,6 +412,8 @@ class StepModel {
   std::vector<ImportedConstant> imported_constants;
   // What this file offers the files that import it: its functions (`f`, `Class.method`) that
   // reach a backward or optimizer step, and those that return a device; sorted.
+  // A unit test or its fixtures (by path): loaders and loops there are not training code.
+  bool test_code = false;
   std::vector<std::string> training_functions;
   std::vector<std::string> device_functions;
   // Calls of imported functions whose result is used as a device (`.to(dist_util.dev())`).

@@ -72,7 +72,9 @@ void Builder::on_call(Node n, int depth) {
   if (!method.empty()) on_method_call(n, callee, method, args, output);
   const bool optimizer = is_optimizer_constructor(callee);
   on_api_call(n, {callee, tail, method, optimizer}, args);
-  if (tail == "DataLoader" || tail == "make_data_loader") on_loader(n, args);
+  // (`make_data_loader` is LibTorch's; in Python it is a project's own helper, whose loader is
+  // judged where the helper builds it.)
+  if (tail == "DataLoader") on_loader(n, args);
   if (callee == "print") add_output(n, OutputKind::Console, callee);
   if ((callee == "float" || callee == "int" || callee == "bool") && args.positional.size() == 1 &&
       args.keywords.empty()) {
