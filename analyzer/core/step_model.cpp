@@ -84,6 +84,16 @@ void StepModel::classify() {
     if (loop.never_step || !(loop_event[i] || loop.iterates_loader)) continue;
     loop.kind = loop_backward[i] ? LoopKind::Training : LoopKind::Evaluation;
   }
+  // A step loop with a training loop inside it (a test loop that fits a latent per image, an
+  // RL rollout whose update runs nested epochs) needs autograd: it is no evaluation loop.
+  for (size_t i = 0; i < loops.size(); ++i) {
+    if (loops[i].kind != LoopKind::Training) continue;
+    for (ScopeId s = scopes[loops[i].scope].parent; s != kNoScope; s = scopes[s].parent) {
+      if (scopes[s].kind == ScopeKind::Function) break;
+      if (scopes[s].kind == ScopeKind::Loop && loops[scopes[s].index].kind == LoopKind::Evaluation)
+        loops[scopes[s].index].kind = LoopKind::Training;
+    }
+  }
 
   // Epoch loops: not step loops themselves, but a step loop runs inside them.
   for (size_t i = 0; i < loops.size(); ++i) {

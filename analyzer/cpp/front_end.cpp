@@ -74,6 +74,7 @@ class Builder {
   ScopeId scope_ = kNoScope;
   int32_t function_ = -1;
   bool in_forward_ = false;
+  bool in_module_method_ = false;  // forward() or another method of a module class
   bool in_output_ = false;
   bool in_move_ = false;  // inside the argument of `.to(...)`: that call reports the device
   uint32_t open_statement_ = UINT32_MAX;  // the one-statement macro loop body being visited
@@ -417,6 +418,8 @@ class Builder {
     function_by_name_.emplace(fn.name, index);
     note_parameters(fn.name, field(n, "declarator"));
     in_forward_ = fn.name == "forward";
+    const bool saved_module_method = in_module_method_;
+    in_module_method_ = in_forward_ || is_module_method(n);
     m_.functions.push_back(std::move(fn));
     function_ = index;
     std::vector<LoopState> saved_loops;
@@ -426,6 +429,29 @@ class Builder {
     scope_ = saved;
     function_ = saved_function;
     in_forward_ = saved_forward;
+    in_module_method_ = saved_module_method;
+  }
+
+  // A method of a module (`VQVAEImpl::sampling`, or defined in a class deriving from
+  // torch::nn::Module): its loops decode or sample inside the model, they are no step loops.
+  bool is_module_method(TSNode function) const {
+    TSNode declarator = field(function, "declarator");
+    while (!null(declarator) && !is(declarator, "function_declarator"))
+      declarator = field(declarator, "declarator");
+    if (!null(declarator) &&
+        text(field(declarator, "declarator")).find("Impl::") != std::string_view::npos)
+      return true;
+    for (TSNode p = ts_node_parent(function); !null(p); p = ts_node_parent(p)) {
+      if (!is(p, "class_specifier") && !is(p, "struct_specifier")) continue;
+      const std::string_view name = text(field(p, "name"));
+      TSNode bases{};
+      for (uint32_t i = 0, c = named_count(p); i < c; ++i) {
+        if (is(named(p, i), "base_class_clause")) bases = named(p, i);
+      }
+      return name.ends_with("Impl") ||
+             (!null(bases) && text(bases).find("Module") != std::string_view::npos);
+    }
+    return false;
   }
 
   // ---- loops and branches ---------------------------------------------------------------
@@ -437,7 +463,7 @@ class Builder {
     loop.span = whole;
     loop.header = header;
     loop.function = function_;
-    loop.never_step = in_forward_;
+    loop.never_step = in_module_method_;
     const int32_t index = static_cast<int32_t>(m_.loops.size());
     m_.loops.push_back(loop);
     m_.loops[index].scope = open(ScopeKind::Loop, index);
