@@ -74,7 +74,9 @@ class Builder {
   ScopeId scope_ = kNoScope;
   int32_t function_ = -1;
   bool in_forward_ = false;
-  bool in_module_method_ = false;  // forward() or another method of a module class
+  bool in_module_method_ = false;
+  std::unordered_set<std::string> host_names_;  // tensors last assigned a copy on the host  //
+                                                // forward() or another method of a module class
   bool in_output_ = false;
   bool in_move_ = false;  // inside the argument of `.to(...)`: that call reports the device
   uint32_t open_statement_ = UINT32_MAX;  // the one-statement macro loop body being visited
@@ -687,6 +689,7 @@ class Builder {
       note_parameters_owner(init);
     }
     if (is_loss_class(type)) loss_names_.insert(name);
+    if (copies_to_host(init)) host_names_.insert(name);
     if (is_module_class(type) && !null(args) && compact(args) != "{nullptr}" &&
         compact(args) != "(nullptr)") {
       add_module(decl, type, args);
@@ -758,6 +761,15 @@ class Builder {
     return loop_stack_.back().cpu_batch.count(root_name(value)) > 0;
   }
 
+  bool copies_to_host(std::string_view expr) const {
+    return expr.find(".cpu()") != std::string_view::npos ||
+           expr.find("kCPU") != std::string_view::npos;
+  }
+
+  bool on_host(TSNode receiver) const {
+    return copies_to_host(text(receiver)) || host_names_.count(root_name(receiver)) > 0;
+  }
+
   void on_assignment(TSNode n, int depth) {
     TSNode left = field(n, "left"), right = field(n, "right");
     visit_children(n, depth);
@@ -776,6 +788,11 @@ class Builder {
     }
     if (op == "=" && !target.empty()) {
       if (is_graph_expr(right)) graph_names_.insert(target);
+      if (copies_to_host(text(right))) {
+        host_names_.insert(target);
+      } else {
+        host_names_.erase(target);
+      }
       if (!loop_stack_.empty()) {
         if (reads_cpu_batch(right)) {
           loop_stack_.back().cpu_batch.insert(target);
@@ -893,7 +910,10 @@ class Builder {
       on_module_method(n, function, method, args, depth);
       return;
     }
-    if (method == "item") {
+    // A tensor already copied to the host (`t.cpu().item<float>()`, `s = x.to(torch::kCPU)`
+    // then `s.masked_select(m)`) syncs nothing more.
+    const bool host = on_host(receiver);
+    if (method == "item" && !host) {
       std::string spelling = compact(field(function, "field"));
       if (spelling.starts_with("template")) spelling.erase(0, 8);
       add_sync(n, SyncKind::Item, "." + spelling + "()");
@@ -901,7 +921,7 @@ class Builder {
     if (method == "cpu" && argc == 0) add_sync(n, SyncKind::HostCopy, ".cpu()");
     if (method == "synchronize" && argc == 0) add_sync(n, SyncKind::Synchronize, ".synchronize()");
     if (method == "backward") m_.events.push_back({StepEventKind::Backward, span(n), scope_, ""});
-    if (method == "nonzero" || method == "masked_select" || method == "unique")
+    if (!host && (method == "nonzero" || method == "masked_select" || method == "unique"))
       m_.dynamic_shapes.push_back({span(n), scope_, "." + std::string(method) + "()"});
     if (method == "index" && contains(args, "mask"))
       m_.dynamic_shapes.push_back({span(n), scope_, ".index()"});

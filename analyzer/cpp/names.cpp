@@ -1,5 +1,7 @@
 #include "analyzer/cpp/names.h"
 
+#include "analyzer/core/torch_api.h"
+
 #include <algorithm>
 #include <array>
 
@@ -34,11 +36,8 @@ std::string_view last_component(std::string_view name) {
 }
 
 std::string_view fill_factory(std::string_view callee) {
-  static constexpr std::array<std::string_view, 13> kFactories = {
-      "zeros",    "ones",   "empty",    "full",     "rand", "randn", "randint",
-      "randperm", "arange", "linspace", "logspace", "eye",  "normal"};
   std::string_view tail = last_component(callee);
-  return one_of(tail, kFactories) && in_torch(callee, tail) ? tail : std::string_view{};
+  return torch_api::is_fill_factory(tail) && in_torch(callee, tail) ? tail : std::string_view{};
 }
 
 bool is_module_class(std::string_view name) {
@@ -58,13 +57,10 @@ bool is_loss_class(std::string_view name) {
 }
 
 bool has_parameters(std::string_view module_class) {
-  static constexpr std::array<std::string_view, 24> kParameterless = {
-      "ReLU",      "ReLU6",     "LeakyReLU",  "GELU",       "SiLU",       "Tanh",
-      "Sigmoid",   "Softmax",   "LogSoftmax", "Dropout",    "Dropout2d",  "Dropout3d",
-      "MaxPool1d", "MaxPool2d", "MaxPool3d",  "AvgPool1d",  "AvgPool2d",  "AvgPool3d",
-      "Flatten",   "Identity",  "Sequential", "ModuleList", "ModuleDict", "Functional"};
-  std::string_view tail = last_component(module_class);
-  return !one_of(tail, kParameterless) && !tail.ends_with("Loss") && !tail.starts_with("Adaptive");
+  static constexpr std::array<std::string_view, 4> kContainers = {"Sequential", "ModuleList",
+                                                                  "ModuleDict", "Functional"};
+  const std::string_view tail = last_component(module_class);
+  return !one_of(tail, kContainers) && !torch_api::is_parameterless_module(tail);
 }
 
 bool is_loss_function(std::string_view callee) {
@@ -99,10 +95,9 @@ bool is_empty_cache(std::string_view callee) {
 }
 
 bool is_dynamic_shape(std::string_view callee) {
-  static constexpr std::array<std::string_view, 6> kOps = {
-      "nonzero", "argwhere", "masked_select", "unique", "unique_dim", "unique_consecutive"};
   std::string_view tail = last_component(callee);
-  return one_of(tail, kOps) && in_torch(callee, tail);
+  // `repeat_interleave(x, 2)` has a static size; the tensor-repeats form is the method's.
+  return tail != "repeat_interleave" && torch_api::is_dynamic_shape(tail) && in_torch(callee, tail);
 }
 
 bool is_make_data_loader(std::string_view callee) {

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/core/torch_api.h"
 #include "analyzer/python/builder.h"
 #include "analyzer/python/names.h"
 
@@ -231,21 +232,27 @@ void Builder::on_api_call(Node n, const Callee& c, const Args& args) {
   }
   if (callee.ends_with("cuda.empty_cache"))
     add_sync(n, SyncKind::EmptyCache, std::string(callee) + "()");
-  static constexpr std::string_view kDynamic[] = {
-      "nonzero", "argwhere", "masked_select", "unique", "unique_consecutive", "repeat_interleave"};
   // `torch.nonzero(x)` has the method `nonzero` too: every match has the op as its method.
-  for (std::string_view op : kDynamic) {
-    if (method != op) continue;
-    const bool as_function = callee.starts_with("torch.") && callee.substr(6) == op;
-    if (op == "repeat_interleave" && !null(keyword(args, "output_size"))) break;
+  const bool as_function = callee.starts_with("torch.") && callee.substr(6) == method;
+  if (torch_api::is_dynamic_shape(method) && dynamic_output(method, args, as_function)) {
     if (as_function) {
       dynamic(n, (std::string(callee) + "(...)").c_str());
-    } else {
-      if (is_tensor_expr(receiver_of(n))) dynamic_methods_.emplace_back(n, scope_);
+    } else if (is_tensor_expr(receiver_of(n))) {
+      dynamic_methods_.emplace_back(n, scope_);
     }
-    break;
   }
   on_module_construction(n, callee, tail, args);
+}
+
+// `repeat_interleave` has a static size with a number of repeats or an `output_size`; only
+// tensor repeats make the host wait for the size.
+bool Builder::dynamic_output(std::string_view op, const Args& args, bool as_function) const {
+  if (op != "repeat_interleave") return true;
+  if (!null(keyword(args, "output_size"))) return false;
+  Node repeats = keyword(args, "repeats");
+  const size_t at = as_function ? 1 : 0;
+  if (null(repeats) && args.positional.size() > at) repeats = args.positional[at];
+  return !null(repeats) && is_tensor_expr(repeats);
 }
 
 void Builder::dynamic(Node n, const char* spelling) {

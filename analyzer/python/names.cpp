@@ -1,5 +1,7 @@
 #include "analyzer/python/names.h"
 
+#include "analyzer/core/torch_api.h"
+
 #include <algorithm>
 #include <array>
 
@@ -36,12 +38,12 @@ std::string_view last_component(std::string_view dotted) {
 }
 
 bool is_fill_factory(std::string_view dotted) {
-  static constexpr std::array<std::string_view, 16> kFactories = {
-      "zeros",     "ones",       "empty",      "full",     "rand",     "randn",
-      "randint",   "randperm",   "arange",     "linspace", "logspace", "eye",
-      "rand_like", "randn_like", "zeros_like", "ones_like"};
-  return has_prefix_module(dotted, "torch") && dotted.find('.', 6) == std::string_view::npos &&
-         in(kFactories, last_component(dotted));
+  if (!has_prefix_module(dotted, "torch") || dotted.find('.', 6) != std::string_view::npos)
+    return false;
+  std::string_view op = last_component(dotted);
+  // `torch.zeros_like(t)` fills on t's device; GL303 judges where t is.
+  if (op.ends_with("_like")) op.remove_suffix(5);
+  return torch_api::is_fill_factory(op);
 }
 
 bool is_loss_constructor(std::string_view dotted) {
@@ -50,12 +52,7 @@ bool is_loss_constructor(std::string_view dotted) {
 }
 
 bool is_parameterless_module(std::string_view dotted) {
-  static constexpr std::array<std::string_view, 20> kModules = {
-      "ReLU",       "GELU",    "SiLU",      "Tanh",      "Sigmoid",           "Softmax",
-      "LogSoftmax", "Dropout", "Dropout2d", "Identity",  "Flatten",           "LeakyReLU",
-      "ELU",        "Mish",    "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "Upsample",
-      "Hardswish",  "Softplus"};
-  return in(kModules, lower_tail(dotted)) || is_loss_constructor(dotted);
+  return torch_api::is_parameterless_module(lower_tail(dotted));
 }
 
 bool is_optimizer_constructor(std::string_view dotted) {
