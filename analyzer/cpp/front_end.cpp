@@ -591,9 +591,30 @@ class Builder {
     for (uint32_t i = 0, c = named_count(n); i < c; ++i) binding_names(named(n, i), out, depth + 1);
   }
 
+  // The value of a condition on a local constant (`bool cpu_only = true;` then
+  // `if (!cpu_only)`), when it is one.
+  std::optional<bool> constant_condition(TSNode condition) const {
+    condition = unparen(condition);
+    if (is(condition, "condition_clause") && named_count(condition) == 1)
+      condition = unparen(named(condition, 0));
+    if (is(condition, "unary_expression") && text(field(condition, "operator")) == "!") {
+      const std::optional<bool> inner = constant_condition(field(condition, "argument"));
+      return inner ? std::optional<bool>(!*inner) : std::nullopt;
+    }
+    const std::optional<int64_t> value = integer(condition);
+    return value ? std::optional<bool>(*value != 0) : std::nullopt;
+  }
+
   void on_if(TSNode n, int depth) {
     TSNode condition = field(n, "condition");
     visit(condition, depth + 1);
+    // A branch a local constant rules out never runs: its moves to CUDA do not make a CPU
+    // program a CUDA one.
+    if (const std::optional<bool> known = constant_condition(condition)) {
+      TSNode taken = *known ? field(n, "consequence") : field(n, "alternative");
+      if (!null(taken)) with_branch(taken, Guard::Data, depth);
+      return;
+    }
     const ScopeId saved = scope_;
     open(ScopeKind::Branch);
     const ScopeId branch = scope_;
@@ -1079,6 +1100,7 @@ class Builder {
       auto it = constants_.find(std::string(text(v)));
       return it == constants_.end() ? std::nullopt : std::optional<int64_t>(it->second);
     }
+    if (is(v, "true") || is(v, "false")) return is(v, "true") ? 1 : 0;
     std::string_view s = text(v);
     if (!is(v, "number_literal") || s.empty() || s.size() > 18 ||
         !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) {
