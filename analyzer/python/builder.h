@@ -166,6 +166,8 @@ class Builder {
   std::string class_bases_;
   bool in_forward_ = false;
   bool in_output_ = false;
+  bool in_raise_ = false;        // in a `raise` statement: runs once, on the way out
+  bool reduced_module_ = false;  // a module of this file is cast to half or bfloat16
   int call_depth_ = 0;
   std::vector<LoopState> loop_stack_;
   std::vector<NameSet> params_;               // per open function
@@ -187,6 +189,7 @@ class Builder {
   NameMap<Span> first_assignment_;
   NameSet mask_names_;  // `valid = labels != -100`
   NameSet guard_flags_;
+  NameSet host_names_;        // tensors made on the host (`torch.from_file(...)`, `x.cpu()`)
   NameSet device_functions_;  // this file's functions (`f`, `Class.f`) that return a device   //
                               // `is_log = step % n == 0`: an interval guard through a name
   NameSet tracker_runs_;      // `run = wandb.init(...)`
@@ -301,6 +304,7 @@ class Builder {
   bool is_tensor_expr(Node n, int depth = 0) const;
   void bind_device(std::string_view name, DeviceTarget target);
   std::string_view wrapped_instance(Node call, std::string_view tail) const;
+  bool made_on_host(Node value) const;
   void on_assignment(Node n, int depth);
   void on_setting(Node left, Node value);
   bool is_graph_expr(Node n, int depth = 0) const;

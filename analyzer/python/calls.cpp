@@ -79,7 +79,7 @@ void Builder::on_call(Node n, int depth) {
   if (callee == "print") add_output(n, OutputKind::Console, callee);
   if ((callee == "float" || callee == "int" || callee == "bool") && args.positional.size() == 1 &&
       args.keywords.empty()) {
-    if (is_tensor_expr(args.positional.front()))
+    if (!in_raise_ && is_tensor_expr(args.positional.front()))
       tensor_converts_.push_back({n, args.positional.front(), scope_, in_output_});
   }
   if (callee == "next" && !args.positional.empty()) on_next(args.positional.front());
@@ -88,6 +88,7 @@ void Builder::on_call(Node n, int depth) {
   if (!tail.empty() && std::islower(static_cast<unsigned char>(tail.front())) &&
       tail.find("scaler") != std::string_view::npos && !args.positional.empty()) {
     m_.events.push_back({StepEventKind::Backward, span(n), scope_, {}});
+    add_api(ApiKind::GradScaler, n, callee);  // they scale the loss: no fp16 underflow
   }
   if (tail == "Trainer" || tail == "Accelerator" || tail == "Fabric" ||
       trainer_classes_.count(tail)) {
@@ -365,6 +366,8 @@ void Builder::add_move(Node n, DeviceTarget target, std::string receiver, bool n
 }
 
 void Builder::add_sync(Node n, SyncKind kind, std::string spelling) {
+  // `raise ValueError(f"loss {loss.item()}")` reads the value once, as the run stops.
+  if (in_raise_) return;
   m_.syncs.push_back({kind, span(n), scope_, std::move(spelling), in_output_});
 }
 
@@ -506,6 +509,14 @@ void Builder::note_reduced_dtype(Node n, const std::string& receiver, bool reduc
     if (!null(attr) && text(attr) == "float") return;
   }
   std::string root = receiver;
+  // `self.embed = nn.Embedding(...).bfloat16()`, `self.head.half()`: a module of the model kept
+  // in half precision, its inputs cast to match. The model runs in reduced precision by hand.
+  Node built = receiver_of(n);
+  if (reduced && ((is(built, s_.call) && (is_module_constructor(callee_name(built)) ||
+                                          module_classes_.count(callee_name(built)))) ||
+                  module_names_.count(receiver))) {
+    reduced_module_ = true;
+  }
   if (root.empty()) {
     Node r = receiver_of(n);
     while (is(r, s_.call)) r = receiver_of(r);

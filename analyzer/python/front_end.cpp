@@ -64,6 +64,13 @@ void Builder::visit(Node n, int depth) {
   if (sym == s_.import_statement || sym == s_.import_from_statement) return on_import(n);
   if (sym == s_.subscript) note_mask_index(n);
   // `assert loss > 0` reads the tensor's value on the host, as `if` does.
+  if (sym == s_.raise_statement) {
+    const bool saved = in_raise_;
+    in_raise_ = true;
+    visit_children(n, depth);
+    in_raise_ = saved;
+    return;
+  }
   if (sym == s_.assert_statement && n.named_child_count() > 0) {
     visit_children(n, depth);
     return note_condition(n.named_child(0));
@@ -244,6 +251,7 @@ void Builder::finish() {
   for (const ModelDtype& d : model_dtypes_) {
     if (model_names_.count(d.name)) m_.file_level_amp = d.reduced;
   }
+  if (reduced_module_) m_.file_level_amp = true;
   m_.classify();
   for (const auto& [key, function] : function_by_name_) {
     if (m_.reaches_backward(function)) m_.training_functions.push_back(key);

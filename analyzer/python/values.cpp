@@ -12,7 +12,10 @@ namespace gpulint::python {
 bool Builder::is_tensor_expr(Node n, int depth) const {
   if (null(n) || depth > kMaxExprDepth) return false;
   TSSymbol sym = n.symbol();
-  if (sym == s_.identifier) return tensor_names_.count(text(n)) > 0;
+  if (sym == s_.identifier) {
+    const std::string_view name = text(n);
+    return tensor_names_.count(name) > 0 && !host_names_.count(name);
+  }
   if (sym == s_.parenthesized_expression) return is_tensor_expr(n.named_child(0), depth + 1);
   if (sym == s_.attribute) {
     std::string name = dotted(n);
@@ -67,6 +70,19 @@ std::string_view Builder::wrapped_instance(Node call, std::string_view tail) con
   return it == call_results_.end() ? std::string_view{} : std::string_view(it->second);
 }
 
+// A tensor the expression makes on the host: read from a file or NumPy, built from Python
+// values without a device, or copied back.
+bool Builder::made_on_host(Node value) const {
+  if (!is(value, s_.call)) return false;
+  const std::string_view callee = callee_name(value);
+  if (callee == "torch.from_file" || callee == "torch.from_numpy") return true;
+  const std::string_view method = method_of(value);
+  if (method == "cpu" || method == "numpy") return true;
+  if (callee != "torch.tensor" && callee != "torch.as_tensor") return false;
+  Node args = field(value, s_.f_arguments);
+  return !null(args) && !contains_text(args, "device");
+}
+
 void Builder::on_assignment(Node n, int depth) {
   Node left = field(n, s_.f_left), right = field(n, s_.f_right);
   if (!null(right)) visit(right, depth + 1);
@@ -75,10 +91,18 @@ void Builder::on_assignment(Node n, int depth) {
   if (null(right)) return;
   Node value = unparen(right);
   on_setting(left, value);
+  const bool moved = moves_to_device(value);
+  // `images[0] = images[0].cuda()`: the batch's parts are moved one by one; what stays behind
+  // is not known, so the batch no longer counts as on the host.
+  if (moved && is(left, s_.subscript) && !loop_stack_.empty()) {
+    Node root = left;
+    for (int d = 0; d < kMaxExprDepth && is(root, s_.subscript); ++d)
+      root = field(root, s_.f_value);
+    loop_stack_.back().cpu_batch.remove(dotted_view(root));
+  }
   if (names.empty()) return;
   const std::string_view name = names.front();
   const bool single = names.size() == 1;
-  const bool moved = moves_to_device(value);
 
   // Loop-carried facts: bound names, and batches moved or not on their way to the model.
   if (!loop_stack_.empty() && loop_stack_.back().function == function_) {
@@ -122,6 +146,14 @@ void Builder::on_assignment(Node n, int depth) {
                            value.named_child_count() == names.size();
   // What a name holds is what it was last given, in source order: `x = step / n` after
   // `x = model(batch)` holds a number.
+  // `header = torch.from_file(...)`: a tensor on the host, whose value costs no sync.
+  if (single) {
+    if (made_on_host(value)) {
+      host_names_.add(name);
+    } else {
+      host_names_.remove(name);
+    }
+  }
   // Within a branch it is one of the values the name may hold (`acc = None` in an else).
   const bool unconditional =
       m_.scopes[scope_].kind != ScopeKind::Branch && m_.scopes[scope_].kind != ScopeKind::Handler;
