@@ -45,6 +45,7 @@ void StepModel::classify() {
   // Step events per loop and per function body (outside its loops).
   std::vector<uint8_t> loop_event(loops.size(), 0), loop_backward(loops.size(), 0);
   for (const StepEvent& event : events) {
+    if (!event.makes_step) continue;
     int32_t fn;
     int32_t loop = nearest_loop(event.scope, &fn);
     bool backward = event.kind != StepEventKind::ModelCall;

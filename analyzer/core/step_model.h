@@ -154,6 +154,9 @@ struct StepEvent {
   Span span;
   ScopeId scope = kNoScope;
   std::string name;  // ModelCall: the model called (`model`, `self.net`)
+  // False for a model called on data made before the loop (`model->forward(input)` timed in a
+  // loop): the call happens every iteration, but it makes no loop a step loop.
+  bool makes_step = true;
 };
 
 // A call that makes the host wait for the device.

@@ -34,6 +34,7 @@ struct LoopState {
   int32_t loop = -1;
   std::unordered_set<std::string> bound;      // names declared in the loop body
   std::unordered_set<std::string> cpu_batch;  // loader batches (and parts) not yet moved
+  std::unordered_set<std::string> assigned;   // names assigned in the loop body
 };
 
 struct PendingCall {
@@ -782,6 +783,23 @@ class Builder {
     return loop_stack_.back().cpu_batch.count(root_name(value)) > 0;
   }
 
+  // Does a call in a loop take data the loop makes? Not when every argument is a name the loop
+  // neither declares nor assigns (`model->forward(input)` timed on one input): such a loop
+  // calls the model but runs no steps over data.
+  bool takes_loop_data(TSNode args) const {
+    if (loop_stack_.empty()) return true;
+    const uint32_t argc = null(args) ? 0 : named_count(args);
+    for (uint32_t i = 0; i < argc; ++i) {
+      const std::string root = root_name(named(args, i));
+      if (root.empty() || counter_names_.count(root)) return true;
+      for (const LoopState& state : loop_stack_) {
+        if (state.bound.count(root) || state.assigned.count(root) || state.cpu_batch.count(root))
+          return true;
+      }
+    }
+    return false;
+  }
+
   bool copies_to_host(std::string_view expr) const {
     return expr.find(".cpu()") != std::string_view::npos ||
            expr.find("kCPU") != std::string_view::npos;
@@ -808,6 +826,7 @@ class Builder {
       if (device_of(right) != it->second) it->second = DeviceTarget::MaybeCuda;
     }
     if (op == "=" && !target.empty()) {
+      for (LoopState& state : loop_stack_) state.assigned.insert(target);
       if (is_graph_expr(right)) graph_names_.insert(target);
       if (copies_to_host(text(right))) {
         host_names_.insert(target);
@@ -964,7 +983,7 @@ class Builder {
       m_.events.push_back({StepEventKind::OptimizerStep, span(n), scope_, ""});
     if (method == "forward" && !recv.empty() && recv != "this" && !in_forward_) {
       model_names_.insert(recv);
-      m_.events.push_back({StepEventKind::ModelCall, span(n), scope_, recv});
+      m_.events.push_back({StepEventKind::ModelCall, span(n), scope_, recv, takes_loop_data(args)});
       if (argc > 0) note_model_inputs(args, recv);
     }
     // A module is reached through `->` (a ModuleHolder) or `.` (a plain nn::Module subclass).

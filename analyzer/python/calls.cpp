@@ -117,8 +117,12 @@ void Builder::on_call(Node n, int depth) {
     const bool loop_data = has_loop_data(args, read);
     const std::string_view klass = self_call ? class_name_ : std::string_view{};
     pending_calls_.push_back({callee, klass, span(n), scope_, loop_data});
-    for (size_t i = 0; i < args.positional.size() && !args.list_splat; ++i) {
-      if (is_tensor_expr(args.positional[i])) tensor_arguments_.push_back({callee, klass, i});
+    // Only calls of this file's functions matter (judge_parameter_conditions): defined above
+    // the call, as helpers are, or methods (`self.clip(loss)`), which may come later.
+    if (self_call || function_by_name_.count(callee)) {
+      for (size_t i = 0; i < args.positional.size() && !args.list_splat; ++i) {
+        if (is_tensor_expr(args.positional[i])) tensor_arguments_.push_back({callee, klass, i});
+      }
     }
     if (!loop_data && !loop_stack_.empty() && loop_stack_.back().function == function_)
       loop_stack_.back().carried_calls.emplace_back(pending_calls_.size() - 1, std::move(read));
