@@ -170,9 +170,10 @@ class Builder {
   bool reduced_module_ = false;  // a module of this file is cast to half or bfloat16
   int call_depth_ = 0;
   std::vector<LoopState> loop_stack_;
-  std::vector<NameSet> params_;               // per open function
-  std::vector<bool> cuda_branch_stack_;       // per open branch: is it taken when CUDA is in use
-  mutable std::deque<std::string> interned_;  // names dotted_view had to build; stable addresses
+  std::vector<NameSet> params_;                  // per open function
+  std::vector<bool> cuda_branch_stack_;          // per open branch: is it taken when CUDA is in use
+  std::vector<std::string_view> scratch_names_;  // reused by per-statement name reads
+  mutable std::deque<std::string> interned_;     // names dotted_view had to build; stable addresses
 
   // ---- what names hold (values.cpp) ----------------------------------------------------
   NameSet model_names_, loss_names_, optimizer_names_, tensor_names_, numpy_names_, counter_names_,

@@ -269,7 +269,8 @@ void Builder::on_while(Node n, int depth) {
 
 // ---- branches ------------------------------------------------------------------------
 Guard Builder::classify_guard(Node condition) {
-  std::vector<std::string_view> names;
+  std::vector<std::string_view>& names = scratch_names_;
+  names.clear();
   read_names(condition, names);
   bool rank = false, counter = false;
   std::string_view t = text(condition);
@@ -294,7 +295,8 @@ Guard Builder::classify_guard(Node condition) {
 // only. A bound (`if step >= max_steps: break`) or the step named (`step % n == 0`) leaves
 // nearly all of them, so that is no guard.
 Guard Builder::classify_exit_guard(Node condition) {
-  std::vector<std::string_view> names;
+  std::vector<std::string_view>& names = scratch_names_;
+  names.clear();
   read_names(condition, names);
   const std::string_view t = text(condition);
   const bool negated = t.starts_with("not ");

@@ -74,10 +74,14 @@ std::string_view Builder::wrapped_instance(Node call, std::string_view tail) con
 // values without a device, or copied back.
 bool Builder::made_on_host(Node value) const {
   if (!is(value, s_.call)) return false;
-  const std::string_view callee = callee_name(value);
-  if (callee == "torch.from_file" || callee == "torch.from_numpy") return true;
+  // The method decides before the whole callee is spelt (this runs for every assignment).
   const std::string_view method = method_of(value);
   if (method == "cpu" || method == "numpy") return true;
+  if (method != "from_file" && method != "from_numpy" && method != "tensor" &&
+      method != "as_tensor")
+    return false;
+  const std::string_view callee = callee_name(value);
+  if (callee == "torch.from_file" || callee == "torch.from_numpy") return true;
   if (callee != "torch.tensor" && callee != "torch.as_tensor") return false;
   Node args = field(value, s_.f_arguments);
   return !null(args) && !contains_text(args, "device");
@@ -402,7 +406,8 @@ void Builder::note_condition(Node condition) {
   }
   // `if loss > limit:` in `def clip(loss)`: a tensor when a caller passes one.
   if (function_ < 0 || params_.empty() || params_.back().empty()) return;
-  std::vector<std::string_view> names;
+  std::vector<std::string_view>& names = scratch_names_;
+  names.clear();
   read_names(condition, names);
   if (std::any_of(names.begin(), names.end(),
                   [&](std::string_view name) { return params_.back().count(name) > 0; })) {
