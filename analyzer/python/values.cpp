@@ -404,21 +404,18 @@ void Builder::note_condition(Node condition) {
     tensor_conditions_.emplace_back(condition, scope_);
     return;
   }
-  // `if loss > limit:` in `def clip(loss)`: a tensor when a caller passes one.
-  if (function_ < 0 || params_.empty() || params_.back().empty()) return;
-  std::vector<std::string_view>& names = scratch_names_;
-  names.clear();
-  read_names(condition, names);
-  if (std::any_of(names.begin(), names.end(),
-                  [&](std::string_view name) { return params_.back().count(name) > 0; })) {
+  // `if loss > limit:` in `def clip(loss)`: a tensor when a caller passes one (judged at the
+  // end, where the step context is known).
+  if (function_ >= 0 && !params_.empty() && !params_.back().empty())
     parameter_conditions_.push_back({condition, scope_, function_});
-  }
 }
 
 // Each parameter condition again, with the parameters this file's callers give tensors taken
 // as tensors (and only while it is judged).
 void Builder::judge_parameter_conditions() {
   for (const ParameterCondition& c : parameter_conditions_) {
+    const StepContext context = m_.step_context(c.scope);
+    if (!context.per_step() || context.interval_guarded) continue;
     const Function& f = m_.functions[c.function];
     const size_t skip = !f.parameters.empty() && f.parameters.front() == "self" ? 1 : 0;
     std::vector<std::string_view> added;
@@ -497,7 +494,10 @@ void Builder::on_return(Node n, int depth) {
   // A project helper returning an autocast context: `with mixed_precision():` is AMP.
   if (contains_text(value, "autocast")) autocast_names_.insert(m_.functions[function_].name);
   // `def dev(): return torch.device(f"cuda:{rank}")`: `x.to(dev())` moves x to a device.
-  if (is_device_expr(value)) {
+  const bool device = is(value, s_.call) ? last_component(callee_name(value)) == "device"
+                                         : (is(value, s_.string) || is(value, s_.identifier)) &&
+                                               is_device_expr(value);
+  if (device) {
     const std::string& name = m_.functions[function_].name;
     device_functions_.add(class_name_.empty() ? name : std::string(class_name_) + "." + name);
   }
