@@ -127,7 +127,9 @@ struct ModelDtype {
   bool reduced;
 };
 
-class Builder {
+// Hidden: internal to the analyzer library, so that in a shared build (bench/ab) its methods
+// call each other directly, as they do in the executable, not through the PLT.
+class [[gnu::visibility("hidden")]] Builder {
  public:
   Builder(std::string_view src, const Inbound& inbound)
       : src_(src), s_(symbols()), inbound_(inbound) {}
