@@ -127,9 +127,7 @@ struct ModelDtype {
   bool reduced;
 };
 
-// Hidden: internal to the analyzer library, so that in a shared build (bench/ab) its methods
-// call each other directly, as they do in the executable, not through the PLT.
-class [[gnu::visibility("hidden")]] Builder {
+class Builder {
  public:
   Builder(std::string_view src, const Inbound& inbound)
       : src_(src), s_(symbols()), inbound_(inbound) {}
