@@ -393,13 +393,15 @@ bool Builder::is_tensor_condition(Node n, int depth) const {
 }
 
 void Builder::note_mask_index(Node subscript) {
-  if (subscript.named_child_count() != 2) return;
+  if ((function_ < 0 && loop_stack_.empty()) || subscript.named_child_count() != 2) return;
   Node value = field(subscript, s_.f_value);
   if (!is_mask(field(subscript, s_.f_subscript)) || !is_tensor_expr(value)) return;
   if (!numpy_names_.count(dotted_view(value))) mask_indexings_.emplace_back(subscript, scope_);
 }
 
 void Builder::note_condition(Node condition) {
+  // Module-level code outside loops runs once: nothing there is judged per step.
+  if (function_ < 0 && loop_stack_.empty()) return;
   if (is_tensor_condition(condition)) {
     tensor_conditions_.emplace_back(condition, scope_);
     return;
