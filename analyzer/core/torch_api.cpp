@@ -28,40 +28,17 @@ bool is_dynamic_shape(std::string_view op) {
 }
 
 bool is_parameterless_module(std::string_view module_class) {
-  static constexpr std::array<std::string_view, 32> kParameterless = {"ReLU",
-                                                                      "ReLU6",
-                                                                      "LeakyReLU",
-                                                                      "ELU",
-                                                                      "GELU",
-                                                                      "SiLU",
-                                                                      "Mish",
-                                                                      "Hardswish",
-                                                                      "Softplus",
-                                                                      "Tanh",
-                                                                      "Sigmoid",
-                                                                      "Softmax",
-                                                                      "LogSoftmax",
-                                                                      "Dropout",
-                                                                      "Dropout1d",
-                                                                      "Dropout2d",
-                                                                      "Dropout3d",
-                                                                      "MaxPool1d",
-                                                                      "MaxPool2d",
-                                                                      "MaxPool3d",
-                                                                      "AvgPool1d",
-                                                                      "AvgPool2d",
-                                                                      "AvgPool3d",
-                                                                      "Flatten",
-                                                                      "Unflatten",
-                                                                      "Identity",
-                                                                      "Upsample",
-                                                                      "PixelShuffle",
-                                                                      "ZeroPad2d",
-                                                                      "ReflectionPad2d",
-                                                                      "ReplicationPad2d",
-                                                                      "ConstantPad2d"};
-  return one_of(module_class, kParameterless) || module_class.ends_with("Loss") ||
-         module_class.starts_with("Adaptive");
+  static constexpr std::array<std::string_view, 16> kActivations = {
+      "ReLU",       "ReLU6",     "LeakyReLU", "ELU",      "GELU",    "SiLU",
+      "Mish",       "Hardswish", "Softplus",  "Tanh",     "Sigmoid", "Softmax",
+      "LogSoftmax", "Dropout",   "Dropout1d", "Dropout2d"};
+  static constexpr std::array<std::string_view, 16> kReshaping = {
+      "Dropout3d", "MaxPool1d",       "MaxPool2d",        "MaxPool3d",
+      "AvgPool1d", "AvgPool2d",       "AvgPool3d",        "Flatten",
+      "Unflatten", "Identity",        "Upsample",         "PixelShuffle",
+      "ZeroPad2d", "ReflectionPad2d", "ReplicationPad2d", "ConstantPad2d"};
+  return one_of(module_class, kActivations) || one_of(module_class, kReshaping) ||
+         module_class.ends_with("Loss") || module_class.starts_with("Adaptive");
 }
 
 }  // namespace gpulint::torch_api

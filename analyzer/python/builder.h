@@ -1,8 +1,9 @@
 // The state of one lowering of a Python file into the step model, shared by the files that
 // each handle one concern of the walk: syntax helpers (syntax.cpp), the walk and what follows it
 // (front_end.cpp), imports and module resolution (imports.cpp), scopes, loops and guards
-// (scopes.cpp), values (values.cpp), calls and API recognition (calls.cpp), and loaders and
-// framework hooks (loaders.cpp). Internal to the Python front end.
+// (scopes.cpp), values (values.cpp), conditions and masks (conditions.cpp), calls and API
+// recognition (calls.cpp), and loaders and framework hooks (loaders.cpp). Internal to the
+// Python front end.
 #pragma once
 
 #include <tree_sitter/api.h>
@@ -309,9 +310,6 @@ class Builder {
   void on_assignment(Node n, int depth);
   void on_setting(Node left, Node value);
   bool is_graph_expr(Node n, int depth = 0) const;
-  bool is_tensor_condition(Node n, int depth = 0) const;
-  void note_condition(Node condition);
-  void judge_parameter_conditions();
   int32_t function_called(std::string_view callee, std::string_view klass) const;
   bool reads_cpu_batch(Node value, const LoopState& state);
   void on_augmented(Node n, int depth);
@@ -322,6 +320,11 @@ class Builder {
   bool returns_device(std::string_view callee) const;
   void note_device_call(Node n);
   Value resolve(Node n) const;
+
+  // ---- conditions.cpp ------------------------------------------------------------------
+  bool is_tensor_condition(Node n, int depth = 0) const;
+  void note_condition(Node condition);
+  void judge_parameter_conditions();
   bool is_mask(Node n, int depth = 0) const;
   void note_mask_index(Node subscript);
 
