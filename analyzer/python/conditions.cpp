@@ -1,7 +1,5 @@
 // Conditions, boolean masks and tensor-valued parameters: judged where they stand (names hold
 // what they held there), reported by the step model only where GL105/GL106 can report them.
-#include <algorithm>
-#include <string>
 #include <vector>
 
 #include "analyzer/python/builder.h"
