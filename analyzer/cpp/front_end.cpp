@@ -210,6 +210,10 @@ class Builder {
     std::string name = root_name(arg);
     if (auto it = device_names_.find(name); it != device_names_.end()) return it->second;
     if (name.find("device") != std::string::npos || name == "dev") return DeviceTarget::MaybeCuda;
+    // `options.device`, `cfg->device`: a device held in a settings struct.
+    if (is(arg, "field_expression") &&
+        text(field(arg, "field")).find("device") != std::string_view::npos)
+      return DeviceTarget::MaybeCuda;
     return std::nullopt;
   }
 
