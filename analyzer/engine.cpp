@@ -224,7 +224,7 @@ std::vector<Diagnostic> lint_model(const SourceFile& file, const StepModel& mode
     options.explicitly_selected =
         std::find(rule_set.explicitly_selected.begin(), rule_set.explicitly_selected.end(),
                   rule->info.code) != rule_set.explicitly_selected.end();
-    rule->check(RuleInput{model, file.text(), options}, sink);
+    rule->check(RuleInput{model, options}, sink);
     for (Finding& f : sink.findings) {
       Location location = locate(file, f.span);
       if (suppressions.suppressed(rule->info.code, location.start.line)) continue;

@@ -36,9 +36,8 @@ for x, y in loader:
 )md";
 
 // The condition as written, for the message; a long or multi-line one is not quoted.
-std::string quoted_condition(std::string_view text, Span span) {
+std::string quoted_condition(std::string_view condition) {
   constexpr size_t kLongest = 60;
-  std::string_view condition = text.substr(span.begin, span.end - span.begin);
   if (condition.size() > kLongest || condition.find('\n') != std::string_view::npos) {
     return "a condition on a tensor";
   }
@@ -49,9 +48,9 @@ void check(const RuleInput& in, Sink& sink) {
   if (!in.model.cuda_context()) return;
   for (const TensorCondition& condition : in.model.tensor_conditions) {
     StepContext context = in.model.step_context(condition.scope);
-    if (!context.per_step() || context.interval_guarded) continue;
+    if (!context.unguarded_per_step()) continue;
     Finding f{condition.span,
-              "branching on " + quoted_condition(in.text, condition.span) + " in " +
+              "branching on " + quoted_condition(condition.written) + " in " +
                   step_place(in.model, context) + via_suffix(context) +
                   " reads a tensor value on the host every step",
               {},

@@ -40,7 +40,7 @@ void check(const RuleInput& in, Sink& sink) {
   if (!in.model.cuda_context()) return;
   for (const DynamicShape& op : in.model.dynamic_shapes) {
     StepContext context = in.model.step_context(op.scope);
-    if (!context.per_step() || context.interval_guarded) continue;
+    if (!context.unguarded_per_step()) continue;
     Finding f{op.span,
               "`" + op.spelling + "` in " + step_place(in.model, context) + via_suffix(context) +
                   " needs its output size on the host every step",

@@ -36,13 +36,15 @@ void check(const RuleInput& in, Sink& sink) {
     const bool cpp = in.model.language == Language::Cpp;
     std::optional<Fix> fix =
         Fix{cpp ? "set `.workers(4)`" : "set `num_workers=4`", Applicability::Unsafe, {}};
-    const std::string_view callee =
-        in.text.substr(loader.callee.begin, loader.callee.end - loader.callee.begin);
     if (zero) {
       fix->edits.push_back({w.span, "4"});
     } else if (!cpp) {
-      fix->edits.push_back(append_keyword(in.text, loader.arguments, "num_workers=4"));
-    } else if (callee.ends_with("DataLoaderOptions")) {
+      if (std::optional<Edit> e = loader.arguments.append("num_workers=4")) {
+        fix->edits.push_back(std::move(*e));
+      } else {
+        fix.reset();
+      }
+    } else if (loader.spelling.ends_with("DataLoaderOptions")) {
       fix->edits.push_back({{loader.call.end, loader.call.end}, ".workers(4)"});
     } else {
       fix.reset();  // `make_data_loader(ds, 64)` needs options built around its batch size

@@ -33,12 +33,10 @@ void check(const RuleInput& in, Sink& sink) {
     const Value& p = loader.pin_memory;
     bool off = p.known() && p.number == 0;
     if (!(p.absent() || off) || !in.model.loader_in_training_file(loader)) continue;
-    Fix fix{"set `pin_memory=True`", Applicability::Safe, {}};
-    if (off) {
-      fix.edits.push_back({p.span, "True"});
-    } else {
-      fix.edits.push_back(append_keyword(in.text, loader.arguments, "pin_memory=True"));
-    }
+    std::optional<Edit> edit =
+        off ? Edit{p.span, "True"} : loader.arguments.append("pin_memory=True");
+    std::optional<Fix> fix;
+    if (edit) fix = Fix{"set `pin_memory=True`", Applicability::Safe, {std::move(*edit)}};
     sink.report({loader.call,
                  off ? "DataLoader with `pin_memory=False` copies batches from pageable memory"
                      : "DataLoader without `pin_memory=True` copies batches from pageable memory",

@@ -57,12 +57,10 @@ void check(const RuleInput& in, Sink& sink) {
     if (!(w.known() && w.number > 0)) continue;
     if (!(off || (p.absent() && !loader.splat_unknown))) continue;
     if (!iterated_repeatedly(m, static_cast<int32_t>(i))) continue;
-    Fix fix{"set `persistent_workers=True`", Applicability::Safe, {}};
-    if (off) {
-      fix.edits.push_back({p.span, "True"});
-    } else {
-      fix.edits.push_back(append_keyword(in.text, loader.arguments, "persistent_workers=True"));
-    }
+    std::optional<Edit> edit =
+        off ? Edit{p.span, "True"} : loader.arguments.append("persistent_workers=True");
+    std::optional<Fix> fix;
+    if (edit) fix = Fix{"set `persistent_workers=True`", Applicability::Safe, {std::move(*edit)}};
     const std::string workers = std::to_string(w.number);
     sink.report({loader.call,
                  off ? "DataLoader with `persistent_workers=False` re-spawns its " + workers +

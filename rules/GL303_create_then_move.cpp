@@ -28,12 +28,15 @@ mask = torch.zeros(batch, seq_len, device=device)
 
 void check(const RuleInput& in, Sink& sink) {
   for (const FactoryMove& fm : in.model.factory_moves) {
-    Fix fix{"pass `device=` to the factory", Applicability::Safe, {}};
     // LibTorch's TensorOptions converts from a device, so C++ passes it positionally.
     const bool cpp = in.model.language == Language::Cpp;
-    fix.edits.push_back(
-        append_keyword(in.text, fm.factory_args, cpp ? fm.device : "device=" + fm.device));
-    fix.edits.push_back({fm.move, ""});
+    std::optional<Edit> edit = fm.factory_args.append(cpp ? fm.device : "device=" + fm.device);
+    std::optional<Fix> fix;
+    if (edit) {
+      fix = Fix{"pass `device=` to the factory",
+                Applicability::Safe,
+                {std::move(*edit), Edit{fm.move, ""}}};
+    }
     sink.report({fm.span,
                  "`" + fm.factory_name + "(...)` is filled on the CPU and then copied to the GPU",
                  {},

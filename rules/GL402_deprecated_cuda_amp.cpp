@@ -39,58 +39,6 @@ for x, y in loader:
 ```
 )md";
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-bool is_identifier_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-// `enabled=True` or `**kwargs`: an argument that cannot shift into another parameter's place.
-bool keyword_argument(std::string_view arg) {
-  size_t i = 0;
-  while (i < arg.size() && is_space(arg[i])) ++i;
-  if (arg.substr(i, 2) == "**") return true;
-  size_t name = i;
-  while (i < arg.size() && is_identifier_char(arg[i])) ++i;
-  if (i == name) return false;
-  while (i < arg.size() && is_space(arg[i])) ++i;
-  return i < arg.size() && arg[i] == '=' && (i + 1 == arg.size() || arg[i + 1] != '=');
-}
-
-// True when every argument between the parentheses is a keyword argument (or there is none).
-// Splits at top-level commas, skipping brackets, strings and comments.
-bool only_keyword_arguments(std::string_view inner) {
-  int depth = 0;
-  bool blank = true;  // the current argument has nothing but whitespace and comments so far
-  std::string current;
-  for (size_t i = 0; i <= inner.size(); ++i) {
-    char c = i < inner.size() ? inner[i] : ',';
-    if (c == '#') {
-      while (i + 1 < inner.size() && inner[i + 1] != '\n') ++i;
-      continue;
-    }
-    if (c == '"' || c == '\'') {
-      size_t close = inner.find(c, i + 1);
-      if (close == std::string_view::npos) return false;
-      current.append(inner.substr(i, close + 1 - i));
-      blank = false;
-      i = close;
-      continue;
-    }
-    if (c == '(' || c == '[' || c == '{') ++depth;
-    if (c == ')' || c == ']' || c == '}') --depth;
-    if (c == ',' && depth == 0) {
-      if (!blank && !keyword_argument(current)) return false;
-      current.clear();
-      blank = true;
-      continue;
-    }
-    current.push_back(c);
-    if (!is_space(c)) blank = false;
-  }
-  return true;
-}
-
 // The device a dotted spelling names: `torch.cuda.amp.autocast` -> "cuda"; empty for a bare name.
 std::string_view device_of(std::string_view spelling) {
   if (spelling.find("cuda.amp.") != std::string_view::npos) return "cuda";
@@ -106,21 +54,15 @@ std::string_view tail_of(std::string_view spelling) {
 // `torch.cuda.amp.autocast(enabled=x)` -> `torch.amp.autocast("cuda", enabled=x)`. Only for the
 // full `torch.` spelling (an alias may not have `torch.amp` in reach), and, for autocast, only
 // with keyword arguments: its positional parameters differ between the two APIs.
-std::optional<Fix> rename_fix(std::string_view text, const ApiUse& use, std::string_view device,
-                              std::string_view tail) {
-  std::string_view callee = text.substr(use.callee.begin, use.callee.end - use.callee.begin);
-  if (callee != "torch." + std::string(device) + ".amp." + std::string(tail)) return std::nullopt;
-  if (use.arguments == use.callee || use.arguments.end - use.arguments.begin < 2) {
+std::optional<Fix> rename_fix(const ApiUse& use, std::string_view device, std::string_view tail) {
+  if (use.written != "torch." + std::string(device) + ".amp." + std::string(tail)) {
     return std::nullopt;
   }
-  std::string_view inner =
-      text.substr(use.arguments.begin + 1, use.arguments.end - use.arguments.begin - 2);
-  if (tail == "autocast" && !only_keyword_arguments(inner)) return std::nullopt;
-  size_t first = 0;
-  while (first < inner.size() && is_space(inner[first])) ++first;
+  const ArgumentList& args = use.arguments;
+  if (!args.known || (tail == "autocast" && !args.only_keywords())) return std::nullopt;
   std::string device_arg = "\"" + std::string(device) + "\"";
-  if (first < inner.size()) device_arg.append(", ");
-  const uint32_t at = use.arguments.begin + 1 + static_cast<uint32_t>(first);
+  if (!args.items.empty()) device_arg.append(", ");
+  const uint32_t at = args.items.empty() ? args.parens.begin + 1 : args.items.front().span.begin;
   Fix fix{"use `torch.amp." + std::string(tail) + "(\"" + std::string(device) + "\", ...)`",
           Applicability::Safe,
           {{use.callee, "torch.amp." + std::string(tail)}, {{at, at}, std::move(device_arg)}}};
@@ -150,7 +92,7 @@ void check(const RuleInput& in, Sink& sink) {
                  named + " is deprecated: use `torch.amp." + tail + "(\"" + std::string(device) +
                      "\", ...)`",
                  {},
-                 rename_fix(in.text, use, device, tail)});
+                 rename_fix(use, device, tail)});
   }
 }
 

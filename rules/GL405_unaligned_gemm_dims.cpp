@@ -42,36 +42,15 @@ bool is_gemm_module(std::string_view spelling) {
          tail == "Conv3d";
 }
 
-// The facts list every literal argument; only the first two positional ones (or keywords) are
-// sizes: in `nn.Conv2d(c, c, 3)` the 3 is the kernel. Counts top-level commas before `at`.
-bool is_size_argument(std::string_view text, Span call, Span at) {
-  uint32_t i = at.begin;
-  while (i > call.begin && (text[i - 1] == ' ' || text[i - 1] == '\t' || text[i - 1] == '\n' ||
-                            text[i - 1] == '\r')) {
-    --i;
-  }
-  if (i > call.begin && text[i - 1] == '=') return true;
-  const size_t open = text.find('(', call.begin);
-  if (open == std::string_view::npos || open >= at.begin) return false;
-  int depth = 0;
-  int commas = 0;
-  char quote = 0;
-  for (size_t k = open + 1; k < at.begin; ++k) {
-    const char c = text[k];
-    if (quote) {
-      if (c == '\\') ++k;
-      if (c == quote) quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '(' || c == '[' || c == '{') {
-      ++depth;
-    } else if (c == ')' || c == ']' || c == '}') {
-      --depth;
-    } else if (c == ',' && depth == 0) {
-      ++commas;
-    }
-  }
-  return depth == 0 && commas < 2;
+// Only the first two positional arguments, or the size keywords, are sizes: in
+// `nn.Conv2d(c, c, 3)` the 3 is the kernel.
+bool is_size_argument(const LiteralArgument& a) {
+  static constexpr std::string_view kSizeKeywords[] = {"in_features",    "out_features",
+                                                       "num_embeddings", "embedding_dim",
+                                                       "in_channels",    "out_channels"};
+  if (a.keyword.empty()) return a.position >= 0 && a.position < 2;
+  return std::find(std::begin(kSizeKeywords), std::end(kSizeKeywords), a.keyword) !=
+         std::end(kSizeKeywords);
 }
 
 void check(const RuleInput& in, Sink& sink) {
@@ -81,9 +60,10 @@ void check(const RuleInput& in, Sink& sink) {
   if (!amp) return;
   for (const ModuleConstruction& mc : m.modules) {
     if (!is_gemm_module(mc.spelling)) continue;
-    for (const auto& [dim, span] : mc.dims) {
-      if (dim % 8 == 0 || !is_size_argument(in.text, mc.span, span)) continue;
-      sink.report({span,
+    for (const LiteralArgument& a : mc.dims) {
+      if (a.value % 8 == 0 || !is_size_argument(a)) continue;
+      const int64_t dim = a.value;
+      sink.report({a.span,
                    "`" + mc.spelling + "` size " + std::to_string(dim) +
                        " is not a multiple of 8: its half-precision GEMMs miss the tensor-core "
                        "tile shape",

@@ -42,30 +42,6 @@ for x, y in loader:
 ```
 )md";
 
-// `loss`, `out.loss`, `criterion(p, y)`, `x[0]` take `.detach()` as they are; anything with an
-// operator at the top level (`loss * n`, `-loss`) needs parentheses first.
-bool is_primary(std::string_view expr) {
-  int depth = 0;
-  char quote = 0;
-  for (size_t i = 0; i < expr.size(); ++i) {
-    const char c = expr[i];
-    if (quote) {
-      if (c == '\\') ++i;
-      if (c == quote) quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '(' || c == '[' || c == '{') {
-      ++depth;
-    } else if (c == ')' || c == ']' || c == '}') {
-      --depth;
-    } else if (depth == 0 &&
-               !(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.')) {
-      return false;
-    }
-  }
-  return true;
-}
-
 void check(const RuleInput& in, Sink& sink) {
   const StepModel& m = in.model;
   for (const Accumulation& acc : m.accumulations) {
@@ -75,17 +51,16 @@ void check(const RuleInput& in, Sink& sink) {
         (m.enclosing_regions(acc.scope) & kRegionNoGrad)) {
       continue;
     }
-    const std::string_view value = in.text.substr(acc.value.begin, acc.value.end - acc.value.begin);
     Fix fix{"detach the value before accumulating it", Applicability::Safe, {}};
-    if (is_primary(value)) {
+    // `loss`, `f(x)`, `x[0]` take `.detach()` as they are; `loss * n` needs parentheses first.
+    if (acc.value_primary) {
       fix.edits.push_back({{acc.value.end, acc.value.end}, ".detach()"});
     } else {
       fix.edits.push_back({{acc.value.begin, acc.value.begin}, "("});
       fix.edits.push_back({{acc.value.end, acc.value.end}, ").detach()"});
     }
-    const std::string name = acc.value_name.empty() ? std::string(value) : acc.value_name;
     Finding f{acc.span,
-              "`" + name + "` is accumulated into `" + acc.target + "` in " +
+              "`" + acc.value_name + "` is accumulated into `" + acc.target + "` in " +
                   step_place(m, context) + via_suffix(context) +
                   " with its autograd graph: every step's graph stays in memory",
               {},

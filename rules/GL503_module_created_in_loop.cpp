@@ -48,7 +48,7 @@ void check(const RuleInput& in, Sink& sink) {
     }
     const StepContext context = m.step_context(mc.scope);
     // A construction guarded by the step counter runs once in a while, not every step.
-    if (!context.per_step() || context.interval_guarded) continue;
+    if (!context.unguarded_per_step()) continue;
     Finding f{mc.span,
               "`" + mc.spelling + "(...)` in " + step_place(m, context) + via_suffix(context) +
                   " allocates and initialises new parameters every step",

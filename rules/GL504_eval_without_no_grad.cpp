@@ -47,7 +47,7 @@ void check(const RuleInput& in, Sink& sink) {
     // graph is what the enclosing step needs; an inner loop of an evaluation loop is covered
     // by the finding on the outer one.
     const StepContext outer = m.step_context(m.scopes[loop.scope].parent);
-    if (outer.per_step() && !outer.interval_guarded) continue;
+    if (outer.unguarded_per_step()) continue;
     const std::string& name = calls.front()->name;
     sink.report({loop.header,
                  "evaluation loop calls " + (name.empty() ? "the model" : "`" + name + "`") +

@@ -22,36 +22,13 @@ std::string via_suffix(const StepContext& context) {
   return context.via.empty() ? "" : " (in a helper called from it)";
 }
 
-Edit append_keyword(std::string_view text, Span arguments, std::string_view keyword) {
-  // `f()` -> `f(kw)`, `f(a, b)` -> `f(a, b, kw)`, `f(a,\n)` keeps the trailing comma style.
-  uint32_t close = arguments.end - 1;
-  uint32_t last = close;
-  while (last > arguments.begin + 1 && (text[last - 1] == ' ' || text[last - 1] == '\n' ||
-                                        text[last - 1] == '\t' || text[last - 1] == '\r')) {
-    --last;
-  }
-  std::string insertion;
-  if (last == arguments.begin + 1) {
-    insertion.append(keyword);
-  } else if (text[last - 1] == ',') {
-    insertion.append(" ").append(keyword).append(",");
-  } else {
-    insertion.append(", ").append(keyword);
-  }
-  return {{last, last}, std::move(insertion)};
-}
-
-}  // namespace gpulint::rules
-
-namespace gpulint::rules {
-
 void report_per_step_syncs(const RuleInput& in, Sink& sink, std::initializer_list<SyncKind> kinds,
                            std::string_view effect) {
   if (!in.model.cuda_context()) return;
   for (const HostSync& sync : in.model.syncs) {
     if (std::find(kinds.begin(), kinds.end(), sync.kind) == kinds.end()) continue;
     StepContext context = in.model.step_context(sync.scope);
-    if (!context.per_step() || context.interval_guarded) continue;
+    if (!context.unguarded_per_step()) continue;
     Finding f{sync.span,
               "`" + sync.spelling + "` in " + step_place(in.model, context) + via_suffix(context) +
                   " " + std::string(effect),

@@ -20,13 +20,6 @@ std::string step_place(const StepModel& model, const StepContext& context);
 // " (called per step through a helper)" when the context was reached through call sites.
 std::string via_suffix(const StepContext& context);
 
-// Inserts `name=value` as the last argument of the call whose argument list is `arguments`.
-Edit append_keyword(std::string_view text, Span arguments, std::string_view keyword);
-
-}  // namespace gpulint::rules
-
-namespace gpulint::rules {
-
 // Reports each host sync of the given kinds that runs per step and is not interval-guarded,
 // in CUDA context: "`.item()` in the training loop <effect>".
 void report_per_step_syncs(const RuleInput& in, Sink& sink, std::initializer_list<SyncKind> kinds,

@@ -53,10 +53,9 @@ struct RuleOptions {
   bool explicitly_selected = false;   // the rule's own code was named in --select (opt-in forms)
 };
 
-// What a rule reads: the step model and the file's bytes (for spelling fixes).
+// What a rule reads: the step model's facts (and the user's settings), never the source text.
 struct RuleInput {
   const StepModel& model;
-  std::string_view text;
   RuleOptions options = {};
 };
 

@@ -4,6 +4,23 @@
 
 namespace gpulint {
 
+// `f()` -> `f(kw)`, `f(a, b)` -> `f(a, b, kw)`, `f(a,\n)` -> `f(a, kw,\n)`: a trailing comma
+// stays trailing, and comments after the last argument stay where they are.
+std::optional<Edit> ArgumentList::append(std::string_view argument) const {
+  if (!known) return std::nullopt;
+  if (items.empty()) return Edit{{parens.begin + 1, parens.begin + 1}, std::string(argument)};
+  if (trailing_comma.end > trailing_comma.begin) {
+    return Edit{{trailing_comma.end, trailing_comma.end}, " " + std::string(argument) + ","};
+  }
+  const uint32_t end = items.back().span.end;
+  return Edit{{end, end}, ", " + std::string(argument)};
+}
+
+bool ArgumentList::only_keywords() const {
+  return std::all_of(items.begin(), items.end(),
+                     [](const Argument& a) { return !a.keyword.empty() && a.keyword != "*"; });
+}
+
 ScopeId StepModel::add_scope(ScopeKind kind, ScopeId parent, int32_t index) {
   Scope scope;
   scope.kind = kind;

@@ -198,10 +198,27 @@ struct Value {
   bool known() const { return state == State::Known; }
 };
 
+// A call's argument list as written, so fixes can insert and rename without reading source.
+struct Argument {
+  Span span;            // the whole argument, `name=value` included
+  std::string keyword;  // `name` of `name=value`; "*" / "**" for unpacking; empty: positional
+};
+struct ArgumentList {
+  bool known = false;  // parenthesised arguments (not a lone generator, not a missing list)
+  Span parens;         // `(` through `)`
+  std::vector<Argument> items;
+  Span trailing_comma;  // a comma after the last argument; empty when there is none
+
+  // The edit that makes `argument` (`name=value`) the last argument, in the list's own style.
+  std::optional<Edit> append(std::string_view argument) const;
+  // True when every argument is a keyword or `**` (or there is none).
+  bool only_keywords() const;
+};
+
 struct Loader {
-  Span call;       // the whole constructor call
-  Span callee;     // `DataLoader`
-  Span arguments;  // the parenthesised argument list
+  Span call;             // the whole constructor call
+  std::string spelling;  // `DataLoader`, `torch::data::DataLoaderOptions`
+  ArgumentList arguments;
   ScopeId scope = kNoScope;
   Value num_workers;
   Value pin_memory;
@@ -231,9 +248,9 @@ struct DeviceMove {
 
 // `torch.zeros(n).cuda()`: a fill factory whose result is moved right away.
 struct FactoryMove {
-  Span span;                 // the whole chained expression
-  Span factory;              // `torch.zeros(n)`
-  Span factory_args;         // the factory's argument list, parentheses included
+  Span span;     // the whole chained expression
+  Span factory;  // `torch.zeros(n)`
+  ArgumentList factory_args;
   Span move;                 // `.cuda()` / `.to(device)` including the dot
   std::string factory_name;  // `torch.zeros`
   std::string device;        // the device expression to pass as device=
@@ -275,9 +292,10 @@ struct ApiUse {
   ScopeId body = kNoScope;   // a `with` region's body, when it opens one
   std::string spelling;      // `torch.cuda.amp.autocast`
   Span callee;               // the callee expression, for fixes that rename it
-  Span arguments;            // the argument list, parentheses included
-  Span value;                // the offending argument's value (`False` in set_to_none=False)
-  std::string subject;       // Compile: the model name
+  std::string written;       // the callee as written, when a dotted name
+  ArgumentList arguments;
+  Span value;           // the offending argument's value (`False` in set_to_none=False)
+  std::string subject;  // Compile: the model name
 };
 
 enum class AmpDtype : uint8_t { Default, BFloat16, Float16, Unknown };
@@ -295,6 +313,7 @@ struct Autocast {
 struct TensorCondition {
   Span span;
   ScopeId scope = kNoScope;
+  std::string written;  // the condition as written, for messages
 };
 
 // An op whose output size depends on data: nonzero, boolean-mask indexing, unique, ...
@@ -319,19 +338,28 @@ struct Accumulation {
   ScopeId scope = kNoScope;
   int32_t loop = -1;
   std::string target;
-  std::string value_name;
+  std::string value_name;         // the value as written (the first 60 bytes)
+  bool value_primary = true;      // takes `.detach()` without parentheses (`loss`, `f(x)`, `x[0]`)
   bool carries_graph = false;     // the value comes from the model or the loss, not detached
   std::vector<int32_t> reset_in;  // loops whose body rebinds the target before this
+};
+
+// A literal integer argument: its position among the positional ones, or its keyword.
+struct LiteralArgument {
+  int64_t value = 0;
+  Span span;
+  int32_t position = -1;  // -1 for a keyword argument
+  std::string keyword;
 };
 
 // `nn.Linear(4095, 512)`: an nn.Module constructed in code.
 struct ModuleConstruction {
   Span span;
   ScopeId scope = kNoScope;
-  std::string spelling;                        // `nn.Linear`
-  bool in_forward = false;                     // inside an nn.Module's forward()
-  bool has_parameters = true;                  // not ReLU, Dropout, a loss, ...
-  std::vector<std::pair<int64_t, Span>> dims;  // literal integer arguments, in order
+  std::string spelling;               // `nn.Linear`
+  bool in_forward = false;            // inside an nn.Module's forward()
+  bool has_parameters = true;         // not ReLU, Dropout, a loss, ...
+  std::vector<LiteralArgument> dims;  // literal integer arguments, in order
 };
 
 // A name the front end believes is the trained model.
@@ -383,6 +411,9 @@ struct StepContext {
   const ExternalCaller* external = nullptr;  // the step loop is in another file
 
   bool per_step() const { return loop >= 0 || hook || external != nullptr; }
+  // Per step and not every N steps: where per-step costs are reported (see
+  // StepModel::unguarded_per_step).
+  bool unguarded_per_step() const { return per_step() && !interval_guarded; }
 };
 
 class StepModel {
@@ -441,6 +472,11 @@ class StepModel {
   void classify();
 
   StepContext step_context(ScopeId scope) const;
+  // Does code in `scope` run every step, outside an interval guard? The per-step rules (GL1xx,
+  // GL503, GL504's outer loop) report only there, and front ends work out their costly facts (does
+  // this condition read a tensor? is this subscript a mask?) only where this holds. Valid after
+  // classify(); a front end asks it once its own facts are in.
+  bool unguarded_per_step(ScopeId scope) const { return step_context(scope).unguarded_per_step(); }
   bool cuda_context() const;
   bool has_training_loop() const;
   // After classify(): does the function reach a backward or optimizer step outside its loops?

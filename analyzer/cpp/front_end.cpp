@@ -129,6 +129,24 @@ class Builder {
   }
   static TSNode named(TSNode n, uint32_t i) { return ts_node_named_child(n, i); }
 
+  static ArgumentList argument_list(TSNode list) {
+    ArgumentList out;
+    if (!is(list, "argument_list")) return out;
+    out.known = true;
+    out.parens = span(list);
+    for (uint32_t i = 0, c = ts_node_child_count(list); i < c; ++i) {
+      TSNode child = ts_node_child(list, i);
+      if (!ts_node_is_named(child)) {
+        if (std::string_view(ts_node_type(child)) == "," && !out.items.empty())
+          out.trailing_comma = span(child);
+      } else if (!is(child, "comment")) {
+        out.items.push_back({span(child), {}});
+        out.trailing_comma = {};
+      }
+    }
+    return out;
+  }
+
   // Source text without whitespace: `torch :: zeros` and `torch::zeros` name one function.
   std::string compact(TSNode n) const {
     std::string out;
@@ -860,6 +878,9 @@ class Builder {
     a.loop = current_loop();
     a.target = target;
     a.value_name = std::string(text(value));
+    a.value_primary = is(value, "identifier") || is(value, "field_expression") ||
+                      is(value, "call_expression") || is(value, "subscript_expression") ||
+                      is(value, "parenthesized_expression");
     a.carries_graph = true;
     m_.accumulations.push_back(std::move(a));
   }
@@ -1033,7 +1054,7 @@ class Builder {
     FactoryMove fm;
     fm.span = span(n);
     fm.factory = span(receiver);
-    fm.factory_args = span(fargs);
+    fm.factory_args = argument_list(fargs);
     fm.move = {ts_node_end_byte(receiver), ts_node_end_byte(n)};
     fm.factory_name = factory;
     fm.device = std::move(device);
@@ -1073,9 +1094,10 @@ class Builder {
   }
 
   void add_api(ApiKind kind, TSNode n, std::string spelling) {
-    ApiUse use{kind, span(n), scope_, kNoScope, std::move(spelling), {}, {}, {}, {}};
+    ApiUse use{kind, span(n), scope_, kNoScope, std::move(spelling), {}, {}, {}, {}, {}};
     use.callee = span(field(n, "function"));
-    use.arguments = span(field(n, "arguments"));
+    use.written = compact(field(n, "function"));
+    use.arguments = argument_list(field(n, "arguments"));
     m_.api_uses.push_back(std::move(use));
   }
 
@@ -1090,7 +1112,7 @@ class Builder {
       for (uint32_t i = 0, c = named_count(args); i < c; ++i) {
         TSNode a = named(args, i);
         if (auto dim = integer(a); dim && is(a, "number_literal"))
-          mc.dims.emplace_back(*dim, span(a));
+          mc.dims.push_back({*dim, span(a), static_cast<int32_t>(i), {}});
       }
     }
     m_.modules.push_back(std::move(mc));
@@ -1103,8 +1125,8 @@ class Builder {
   int32_t add_loader(TSNode call, TSNode callee, TSNode args) {
     Loader l;
     l.call = span(call);
-    l.callee = span(callee);
-    l.arguments = null(args) ? Span{l.call.end, l.call.end} : span(args);
+    l.spelling = compact(callee);
+    l.arguments = argument_list(args);
     l.scope = scope_;
     // LibTorch's loader has no pinning option and keeps its worker threads for its lifetime,
     // so the Python-only settings stay unknown, and unknown values are silent.

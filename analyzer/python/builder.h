@@ -256,6 +256,7 @@ class Builder {
   Node receiver_of(Node call) const;
   std::string string_value(Node n) const;
   Node unparen(Node n) const;
+  ArgumentList argument_list(Node call) const;
   void target_names(Node n, std::vector<std::string_view>& out, int depth = 0);
   void read_names(Node n, std::vector<std::string_view>& out, int depth = 0);
   bool moves_to_device(Node n) const;

@@ -16,9 +16,10 @@ void Builder::add_api(ApiKind kind, Node n, std::string_view spelling, Node valu
   use.scope = scope_;
   use.spelling = std::string(spelling);
   if (is(n, s_.call)) {
-    use.callee = span(field(n, s_.f_function));
-    Node args = field(n, s_.f_arguments);
-    use.arguments = null(args) ? use.callee : span(args);
+    Node callee = field(n, s_.f_function);
+    use.callee = span(callee);
+    use.written = dotted(callee);
+    use.arguments = argument_list(n);
   }
   if (!null(value)) use.value = span(value);
   m_.api_uses.push_back(std::move(use));
@@ -290,15 +291,13 @@ void Builder::on_module_construction(Node n, std::string_view callee, std::strin
   mc.spelling = callee;
   mc.in_forward = in_forward_;
   mc.has_parameters = !is_parameterless_module(callee);
+  int32_t position = 0;
   for (Node p : args.positional) {
-    if (is(p, s_.integer)) mc.dims.emplace_back(literal_number(p), span(p));
+    if (is(p, s_.integer)) mc.dims.push_back({literal_number(p), span(p), position, {}});
+    ++position;
   }
-  static constexpr std::string_view kDimKeywords[] = {"in_features",    "out_features",
-                                                      "num_embeddings", "embedding_dim",
-                                                      "in_channels",    "out_channels"};
-  for (std::string_view k : kDimKeywords) {
-    if (Node v = keyword(args, k); is(v, s_.integer))
-      mc.dims.emplace_back(literal_number(v), span(v));
+  for (const auto& [k, v] : args.keywords) {
+    if (is(v, s_.integer)) mc.dims.push_back({literal_number(v), span(v), -1, std::string(k)});
   }
   m_.modules.push_back(std::move(mc));
 }
@@ -544,7 +543,7 @@ void Builder::on_device_move(Node n, Node recv, const std::string& receiver, Dev
       fm.span = span(n);
       fm.factory = span(recv);
       Node fargs = field(recv, s_.f_arguments);
-      fm.factory_args = null(fargs) ? fm.factory : span(fargs);
+      fm.factory_args = argument_list(recv);
       fm.move = {recv.end(), n.end()};
       fm.factory_name = factory;
       fm.device = std::string(device);

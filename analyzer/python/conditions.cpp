@@ -48,8 +48,7 @@ void Builder::note_condition(Node condition) {
 // as tensors (and only while it is judged).
 void Builder::judge_parameter_conditions() {
   for (const ParameterCondition& c : parameter_conditions_) {
-    const StepContext context = m_.step_context(c.scope);
-    if (!context.per_step() || context.interval_guarded) continue;
+    if (!m_.unguarded_per_step(c.scope)) continue;
     const Function& f = m_.functions[c.function];
     const size_t skip = !f.parameters.empty() && f.parameters.front() == "self" ? 1 : 0;
     std::vector<std::string_view> added;

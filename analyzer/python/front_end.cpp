@@ -269,15 +269,13 @@ void Builder::finish() {
     m_.imported_calls.push_back(
         {std::move(target->first), std::move(target->second), call.span, call.scope});
   }
-  // Branches and shapes matter only per step and outside an interval guard, where GL105 and
-  // GL106 report them; the tensor-ness of the rest is not worked out.
-  auto reported = [&](ScopeId scope) {
-    const StepContext context = m_.step_context(scope);
-    return context.per_step() && !context.interval_guarded;
-  };
+  // Branches and shapes are kept only where StepModel::unguarded_per_step holds; the
+  // tensor-ness of the rest is not worked out.
+  auto reported = [&](ScopeId scope) { return m_.unguarded_per_step(scope); };
   judge_parameter_conditions();
   for (const auto& [condition, scope] : tensor_conditions_) {
-    if (reported(scope)) m_.tensor_conditions.push_back({span(condition), scope});
+    if (reported(scope))
+      m_.tensor_conditions.push_back({span(condition), scope, std::string(text(condition))});
   }
   for (const auto& [subscript, scope] : mask_indexings_) {
     if (!reported(scope)) continue;

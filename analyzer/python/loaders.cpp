@@ -126,9 +126,8 @@ bool Builder::splat_values(Node splat, std::vector<std::pair<std::string, Node>>
 void Builder::on_loader(Node n, const Args& args) {
   Loader l;
   l.call = span(n);
-  l.callee = span(field(n, s_.f_function));
-  Node arglist = field(n, s_.f_arguments);
-  l.arguments = null(arglist) ? l.call : span(arglist);
+  l.spelling = std::string(text(field(n, s_.f_function)));
+  l.arguments = argument_list(n);
   l.scope = scope_;
   l.splat_unknown = args.list_splat;
   l.batch_sampler = !null(keyword(args, "batch_sampler"));

@@ -70,6 +70,32 @@ std::string Builder::string_value(Node n) const {
   return std::string(inner);
 }
 
+ArgumentList Builder::argument_list(Node call) const {
+  ArgumentList out;
+  Node list = field(call, s_.f_arguments);
+  if (!is(list, s_.argument_list)) return out;  // none, or a lone generator `f(x for x in y)`
+  out.known = true;
+  out.parens = span(list);
+  for (Node c = list.first_child(); !c.null(); c = c.next_sibling()) {
+    if (!c.named()) {
+      if (text(c) == "," && !out.items.empty()) out.trailing_comma = span(c);
+      continue;
+    }
+    if (is(c, s_.comment)) continue;
+    Argument a{span(c), {}};
+    if (is(c, s_.keyword_argument)) {
+      a.keyword = std::string(text(field(c, s_.f_name)));
+    } else if (is(c, s_.list_splat)) {
+      a.keyword = "*";
+    } else if (is(c, s_.dictionary_splat)) {
+      a.keyword = "**";
+    }
+    out.items.push_back(std::move(a));
+    out.trailing_comma = {};
+  }
+  return out;
+}
+
 Node Builder::unparen(Node n) const {
   for (int d = 0; is(n, s_.parenthesized_expression) && d < kMaxExprDepth; ++d) {
     n = n.named_child(0);

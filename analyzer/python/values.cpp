@@ -423,6 +423,8 @@ void Builder::note_accumulation(Node n, const std::string& target, Node value) {
   a.loop = loop_stack_.back().loop;
   a.target = target;
   a.value_name = std::string(text(value).substr(0, 60));
+  a.value_primary = is(value, s_.identifier) || is(value, s_.attribute) || is(value, s_.call) ||
+                    is(value, s_.subscript) || is(value, s_.parenthesized_expression);
   pending_accumulations_.emplace_back(value, std::move(a));
 }
 
