@@ -170,11 +170,12 @@ FileOutcome lint_path(const std::string& path, const RuleSet& rules, const Inbou
   return outcome;
 }
 
-// GL001 needs every other rule's findings, so the engine, not the rule, reports it.
+// The suppressions rule (GL001) needs every other rule's findings, so the engine, not the rule,
+// reports it.
 void report_unused_suppressions(const SourceFile& file, const std::vector<const Rule*>& rules,
                                 const Suppressions& suppressions, std::vector<Diagnostic>& out) {
   auto gl001 = std::find_if(rules.begin(), rules.end(),
-                            [](const Rule* r) { return r->info.code == "GL001"; });
+                            [](const Rule* r) { return r->info.kind == RuleKind::Suppressions; });
   if (gl001 == rules.end()) return;
   auto enabled = [&](const std::string& code) {
     return std::any_of(rules.begin(), rules.end(),
@@ -243,6 +244,7 @@ std::vector<Diagnostic> lint_model(const SourceFile& file, const StepModel& mode
       std::move(f.related_elsewhere.begin(), f.related_elsewhere.end(),
                 std::back_inserter(d.related));
       d.fix = locate_edits(file, std::move(f.fix));
+      d.parameters = std::move(f.parameters);
       out.push_back(std::move(d));
     }
   }

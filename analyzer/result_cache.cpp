@@ -61,6 +61,7 @@ json diagnostic_json(const Diagnostic& d) {
     }
     out["f"] = {d.fix->message, d.fix->applicability == Applicability::Safe, edits};
   }
+  if (!d.parameters.empty()) out["p"] = d.parameters;
   return out;
 }
 
@@ -86,6 +87,9 @@ Diagnostic diagnostic_of(const json& j) {
                            position_of(e.at(4))});
     }
     d.fix = std::move(fix);
+  }
+  if (j.contains("p")) {
+    d.parameters = j.at("p").get<std::vector<std::pair<std::string, int64_t>>>();
   }
   return d;
 }
@@ -157,7 +161,7 @@ FileOutcome decode(const std::string& bytes) {
   return outcome;
 }
 
-constexpr std::string_view kMagic = "gpulint-cache-4";
+constexpr std::string_view kMagic = "gpulint-cache-5";
 
 }  // namespace
 

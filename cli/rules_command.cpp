@@ -12,6 +12,7 @@
 #include "cli/output.h"
 #include "cli/subcommand.h"
 #include "rules/registry.h"
+#include "verifier/harness/costs.h"
 
 namespace gpulint {
 namespace {
@@ -32,6 +33,14 @@ int run_rules(const std::string& format) {
                       {"summary", info.summary},
                       {"help", info.help},
                       {"docs", info.docs}});
+      // The two figures `gpulint verify` takes its cost from, at the default parameters
+      // (verifier/crosscheck/compare.py reads them).
+      if (const auto spec = verifier::cost_spec(info.code, verifier::Params{})) {
+        list.back()["measure"] = {{"experiment", spec->experiment},
+                                  {"bad", spec->bad},
+                                  {"good", spec->good},
+                                  {"what", spec->what}};
+      }
     }
     return write_stdout(list.dump(2) + "\n") ? kExitClean : kExitError;
   }

@@ -171,14 +171,6 @@ Params base_params(const VerifyOptions& options) {
   }
 }
 
-std::vector<std::pair<std::string, std::string>> rule_names() {
-  std::vector<std::pair<std::string, std::string>> names;
-  for (const Rule* rule : all_rules()) {
-    names.emplace_back(std::string(rule->info.code), std::string(rule->info.name));
-  }
-  return names;
-}
-
 std::vector<RuleInfo> rule_infos() {
   std::vector<RuleInfo> rules;
   for (const Rule* rule : all_rules()) rules.push_back(rule->info);
@@ -229,7 +221,7 @@ int verify_experiments(const VerifyOptions& options) {
     params.experiments = selection.experiments;
   }
   const Report report = run_verifier(params);
-  const std::vector<verifier::RuleCost> costs = verifier::rule_costs(report, params, rule_names());
+  const std::vector<verifier::RuleCost> costs = verifier::rule_costs(report, params);
   std::string out;
   if (options.format == "json") {
     nlohmann::ordered_json j = {{"tool", "gpulint"}, {"version", GPULINT_VERSION}};

@@ -47,7 +47,7 @@ void check(const RuleInput& in, Sink& sink) {
 extern const Rule GL000 = {
     {"GL000", "parse-error", "meta", "The file could not be parsed cleanly",
      "fix the syntax error (or flatten the deepest nesting); gpulint analysed what it could parse",
-     kDocs, true, Severity::Error},
+     kDocs, true, Severity::Error, Precision::High, RuleKind::Syntax},
     check};
 
 }  // namespace gpulint::rules

@@ -31,7 +31,8 @@ void check(const RuleInput&, Sink&) {}
 
 extern const Rule GL001 = {
     {"GL001", "unused-suppression", "meta", "Suppression comment that suppresses nothing",
-     "remove the comment", kDocs, false, Severity::Warning},
+     "remove the comment", kDocs, false, Severity::Warning, Precision::High,
+     RuleKind::Suppressions},
     check};
 
 }  // namespace gpulint::rules

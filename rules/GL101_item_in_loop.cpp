@@ -46,6 +46,9 @@ extern const Rule GL101 = {
     {"GL101", "item-in-loop", "sync", "Tensor value read on the host every step",
      "accumulate on the device (`.detach()`) and read the value every N steps or after the loop",
      kDocs, true, Severity::Warning},
-    check};
+    check,
+    {"sync", "{profile}.readback", "{profile}.pipelined",
+     "a 4-byte device-to-host read every step, a {profile} step of {kernels} kernels"},
+    shape::kFlatLow};
 
 }  // namespace gpulint::rules

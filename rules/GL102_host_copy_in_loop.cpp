@@ -38,6 +38,9 @@ extern const Rule GL102 = {
     {"GL102", "host-copy-in-loop", "sync", "Device-to-host copy every step",
      "keep results on the GPU and copy them once after the loop (or every N steps)", kDocs, true,
      Severity::Warning},
-    check};
+    check,
+    {"sync", "{profile}.readback", "{profile}.pipelined",
+     "a blocking device-to-host copy every step, a {profile} step of {kernels} kernels"},
+    shape::kSpikeThenZero | shape::kFlatLow};
 
 }  // namespace gpulint::rules

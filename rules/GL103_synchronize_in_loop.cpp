@@ -43,6 +43,9 @@ extern const Rule GL103 = {
     {"GL103", "synchronize-in-loop", "sync", "Device synchronisation every step",
      "remove the synchronize, or time with CUDA events every N steps", kDocs, true,
      Severity::Warning},
-    check};
+    check,
+    {"sync", "{profile}.device_sync", "{profile}.pipelined",
+     "cudaDeviceSynchronize every step, a {profile} step of {kernels} kernels"},
+    shape::kFlatLow};
 
 }  // namespace gpulint::rules

@@ -49,6 +49,9 @@ void check(const RuleInput& in, Sink& sink) {
 extern const Rule GL104 = {
     {"GL104", "print-per-step", "sync", "Console or logging output every step",
      "log every N steps (`if step % log_every == 0:`)", kDocs, true, Severity::Warning},
-    check};
+    check,
+    {"sync", "{profile}.print", "{profile}.pipelined",
+     "a value read back, formatted and written every step, a {profile} step of {kernels} kernels"},
+    shape::kFlatLow};
 
 }  // namespace gpulint::rules

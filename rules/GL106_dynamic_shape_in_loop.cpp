@@ -57,6 +57,9 @@ extern const Rule GL106 = {
     {"GL106", "dynamic-shape-in-loop", "sync", "Data-dependent output shape every step",
      "keep shapes fixed: mask with `torch.where` or multiply by the mask instead of selecting",
      kDocs, true, Severity::Warning},
-    check};
+    check,
+    {"dynamic", "shape.readback_launch", "shape.fixed_launch",
+     "count, read back and launch by the count, vs a fixed-size launch"},
+    shape::kFlatLow};
 
 }  // namespace gpulint::rules

@@ -39,9 +39,13 @@ void check(const RuleInput& in, Sink& sink) {
 
 }  // namespace
 
-extern const Rule GL107 = {{"GL107", "empty-cache-in-loop", "sync", "CUDA cache emptied every step",
-                            "remove it from the loop; let the caching allocator reuse memory",
-                            kDocs, true, Severity::Warning},
-                           check};
+extern const Rule GL107 = {
+    {"GL107", "empty-cache-in-loop", "sync", "CUDA cache emptied every step",
+     "remove it from the loop; let the caching allocator reuse memory", kDocs, true,
+     Severity::Warning},
+    check,
+    {"dynamic", "alloc.free_malloc", "alloc.reuse",
+     "cudaFree + cudaMalloc of {alloc_buffers} batch-sized buffers every step, vs reuse"},
+    shape::kFlatLow};
 
 }  // namespace gpulint::rules

@@ -64,6 +64,9 @@ extern const Rule GL201 = {
     {"GL201", "dataloader-num-workers", "data", "DataLoader loads batches in the training process",
      "set `num_workers` to a few workers per GPU (and `persistent_workers=True`)", kDocs, true,
      Severity::Warning},
-    check};
+    check,
+    {"loading", "loader.inline", "loader.workers",
+     "preprocessing inline vs {workers} producer threads"},
+    shape::kSawTooth};
 
 }  // namespace gpulint::rules

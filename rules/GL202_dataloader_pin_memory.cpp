@@ -51,6 +51,9 @@ extern const Rule GL202 = {
     {"GL202", "dataloader-pin-memory", "data", "DataLoader batches are not in pinned memory",
      "pass `pin_memory=True` and copy with `.to(device, non_blocking=True)`", kDocs, true,
      Severity::Warning},
-    check};
+    check,
+    {"transfer", "h2d.pageable", "h2d.pinned",
+     "a {batch_shape} fp32 batch copied from pageable memory"},
+    shape::kSawTooth};
 
 }  // namespace gpulint::rules

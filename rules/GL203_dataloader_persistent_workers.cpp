@@ -78,6 +78,8 @@ void check(const RuleInput& in, Sink& sink) {
 extern const Rule GL203 = {
     {"GL203", "dataloader-persistent-workers", "data", "DataLoader workers re-spawned every epoch",
      "pass `persistent_workers=True`", kDocs, false, Severity::Warning},
-    check};
+    check,
+    {},
+    shape::kSawTooth};
 
 }  // namespace gpulint::rules

@@ -61,6 +61,9 @@ extern const Rule GL204 = {
     {"GL204", "non-blocking-without-pin", "data", "`non_blocking=True` copy from pageable memory",
      "pass `pin_memory=True` to the DataLoader so the copy can run asynchronously", kDocs, true,
      Severity::Warning},
-    check};
+    check,
+    {"transfer", "host.pageable_async", "host.pinned_async",
+     "host blocked in a non_blocking copy from pageable memory"},
+    shape::kSawTooth};
 
 }  // namespace gpulint::rules

@@ -36,13 +36,17 @@ void check(const RuleInput& in, Sink& sink) {
     const Value& b = loader.batch_size;
     bool small = b.known() && b.number < threshold;
     if (!(b.absent() || small) || !m.loader_in_training_file(loader)) continue;
-    sink.report({loader.call,
-                 small ? "DataLoader with `batch_size=" + std::to_string(b.number) +
-                             "` launches kernels too small to fill the GPU"
-                       : std::string("DataLoader without `batch_size` yields one sample per step "
-                                     "(the default is 1)"),
-                 {},
-                 {}});
+    Finding f{loader.call,
+              small ? "DataLoader with `batch_size=" + std::to_string(b.number) +
+                          "` launches kernels too small to fill the GPU"
+                    : std::string("DataLoader without `batch_size` yields one sample per step "
+                                  "(the default is 1)"),
+              {},
+              {}};
+    // DataLoader's default is 1; a size of 0 or less is a bug, not a cost to measure.
+    const int64_t size = small ? b.number : 1;
+    if (size > 0) f.parameters.emplace_back("batch_size", size);
+    sink.report(std::move(f));
   }
 }
 
@@ -52,6 +56,9 @@ extern const Rule GL206 = {
     {"GL206", "small-batch-size", "data", "DataLoader batches too small to fill the GPU",
      "raise `batch_size` (accumulate gradients if memory is the limit)", kDocs, true,
      Severity::Warning},
-    check};
+    check,
+    {"loading", "batch.b{batch}", "batch.b{reference_batch}",
+     "samples/s at batch {batch} vs {reference_batch}"},
+    shape::kFlatLow};
 
 }  // namespace gpulint::rules

@@ -75,6 +75,8 @@ extern const Rule GL302 = {
     {"GL302", "model-not-moved", "placement", "Trained model never moved to the GPU",
      "move it before building the optimizer: `model = Net().to(device)`", kDocs, true,
      Severity::Warning},
-    check};
+    check,
+    {"placement", "gemm.cpu", "gemm.gpu", "a {cpu_gemm} fp32 GEMM on the CPU instead of the GPU"},
+    shape::kIdle | shape::kSpikeThenZero};
 
 }  // namespace gpulint::rules

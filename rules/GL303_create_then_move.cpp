@@ -37,10 +37,16 @@ void check(const RuleInput& in, Sink& sink) {
                 Applicability::Safe,
                 {std::move(*edit), Edit{fm.move, ""}}};
     }
-    sink.report({fm.span,
-                 "`" + fm.factory_name + "(...)` is filled on the CPU and then copied to the GPU",
-                 {},
-                 std::move(fix)});
+    Finding f{fm.span,
+              "`" + fm.factory_name + "(...)` is filled on the CPU and then copied to the GPU",
+              {},
+              std::move(fix)};
+    // rand, randn, randint and randperm draw random numbers on the host, which costs more
+    // than writing a constant or a range.
+    const size_t cut = fm.factory_name.find_last_of(".:");
+    const std::string_view tail = std::string_view(fm.factory_name).substr(cut + 1);
+    f.parameters.emplace_back("random_fill", tail.starts_with("rand") ? 1 : 0);
+    sink.report(std::move(f));
   }
 }
 
@@ -50,6 +56,9 @@ extern const Rule GL303 = {
     {"GL303", "create-then-move", "placement",
      "Tensor created on the CPU and moved to the GPU right away",
      "create it on the device: `torch.zeros(..., device=device)`", kDocs, true, Severity::Warning},
-    check};
+    check,
+    {"placement", "fill.{fill_key}host_copy", "fill.{fill_key}device",
+     "{fill} filled on the host and copied, vs filled on the device"},
+    0};
 
 }  // namespace gpulint::rules

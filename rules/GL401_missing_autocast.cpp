@@ -72,6 +72,8 @@ extern const Rule GL401 = {
     {"GL401", "missing-autocast", "precision", "Training loop without mixed precision",
      "wrap the forward pass in `torch.autocast(\"cuda\", dtype=torch.bfloat16)`", kDocs, true,
      Severity::Warning},
-    check};
+    check,
+    {"precision", "gemm.fp32", "gemm.bf16", "a {gemm} GEMM in FP32 instead of BF16"},
+    shape::kHealthy};
 
 }  // namespace gpulint::rules

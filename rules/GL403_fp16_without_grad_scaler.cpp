@@ -81,6 +81,8 @@ extern const Rule GL403 = {
     {"GL403", "fp16-without-grad-scaler", "precision", "float16 training without loss scaling",
      "scale the loss with `torch.amp.GradScaler(\"cuda\")`, or autocast to `torch.bfloat16`", kDocs,
      true, Severity::Warning},
-    check};
+    check,
+    {"precision", "gemm.fp16", "gemm.bf16", "BF16 (no GradScaler needed) against FP16, {gemm}"},
+    0};
 
 }  // namespace gpulint::rules

@@ -69,6 +69,8 @@ extern const Rule GL404 = {
      "FP32 matrix math kept off the TF32 tensor cores",
      "enable TF32: `torch.set_float32_matmul_precision(\"high\")` (or train under autocast)", kDocs,
      true, Severity::Warning},
-    check};
+    check,
+    {"precision", "gemm.fp32", "gemm.tf32", "a {gemm} GEMM in full FP32 instead of TF32"},
+    shape::kHealthy};
 
 }  // namespace gpulint::rules

@@ -63,12 +63,14 @@ void check(const RuleInput& in, Sink& sink) {
     for (const LiteralArgument& a : mc.dims) {
       if (a.value % 8 == 0 || !is_size_argument(a)) continue;
       const int64_t dim = a.value;
-      sink.report({a.span,
-                   "`" + mc.spelling + "` size " + std::to_string(dim) +
-                       " is not a multiple of 8: its half-precision GEMMs miss the tensor-core "
-                       "tile shape",
-                   {},
-                   {}});
+      Finding f{a.span,
+                "`" + mc.spelling + "` size " + std::to_string(dim) +
+                    " is not a multiple of 8: its half-precision GEMMs miss the tensor-core "
+                    "tile shape",
+                {},
+                {}};
+      if (dim > 0) f.parameters.emplace_back("dimension", dim);
+      sink.report(std::move(f));
     }
   }
 }
@@ -79,6 +81,9 @@ extern const Rule GL405 = {
     {"GL405", "unaligned-gemm-dims", "precision",
      "Layer size not a multiple of 8 under mixed precision",
      "round the size up to a multiple of 8 (64 for vocabularies)", kDocs, false, Severity::Warning},
-    check};
+    check,
+    {"precision", "gemm.bf16.k{dim}", "gemm.bf16.k{dim_aligned}",
+     "a BF16 GEMM with K={dim} vs K={dim_aligned}"},
+    0};
 
 }  // namespace gpulint::rules

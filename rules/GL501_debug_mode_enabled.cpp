@@ -99,6 +99,9 @@ extern const Rule GL501 = {
     {"GL501", "debug-mode-enabled", "overhead", "Debugging mode left on in training code",
      "remove it, or profile a few steps with `torch.profiler.profile(schedule=...)`", kDocs, true,
      Severity::Warning},
-    check};
+    check,
+    {"debug", "{profile}.sync_each", "{profile}.async",
+     "a sync after every kernel, a {profile} step of {kernels} kernels"},
+    shape::kFlatLow};
 
 }  // namespace gpulint::rules

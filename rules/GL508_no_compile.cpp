@@ -69,6 +69,8 @@ extern const Rule GL508 = {
     {"GL508", "no-compile", "overhead", "Training loop over a model never compiled",
      "compile the model once before training: `model = torch.compile(model)`", kDocs, false,
      Severity::Warning},
-    check};
+    check,
+    {},
+    shape::kFlatLow};
 
 }  // namespace gpulint::rules

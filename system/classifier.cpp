@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "rules/registry.h"
+
 namespace gpulint::system {
 namespace {
 
@@ -45,23 +47,33 @@ struct Point {
   double u;
 };
 
+// The rules whose pattern produces the shape (`Rule::shapes`), in code order.
 std::vector<std::string> rules_for(Shape shape) {
+  uint8_t flag = 0;
   switch (shape) {
     case Shape::Idle:
-      return {"GL302", "GL304"};
+      flag = shape::kIdle;
+      break;
     case Shape::SpikeThenZero:
-      return {"GL302", "GL301", "GL102"};
+      flag = shape::kSpikeThenZero;
+      break;
     case Shape::SawTooth:
-      return {"GL201", "GL202", "GL204", "GL203"};
+      flag = shape::kSawTooth;
+      break;
     case Shape::FlatLow:
-      return {"GL101", "GL102", "GL103", "GL104", "GL105",
-              "GL106", "GL107", "GL206", "GL501", "GL508"};
+      flag = shape::kFlatLow;
+      break;
     case Shape::Healthy:
-      return {"GL401", "GL404"};
+      flag = shape::kHealthy;
+      break;
     case Shape::Unknown:
       break;
   }
-  return {};
+  std::vector<std::string> out;
+  for (const Rule* rule : all_rules()) {
+    if (rule->shapes & flag) out.emplace_back(rule->info.code);
+  }
+  return out;
 }
 
 std::string cause_for(Shape shape) {

@@ -85,7 +85,6 @@ ExperimentResult run_one(const ExperimentInfo& info, const Params& params,
                          const DeviceInfo& device) {
   ExperimentResult result;
   result.name = info.name;
-  for (std::string_view r : info.rules) result.rules.emplace_back(r);
   const double t0 = monotonic_seconds();
   try {
     if (params.inject_error == info.name) {

@@ -54,7 +54,8 @@ struct Diagnostic {
   std::string source_line;  // the first line of the span, for reporters that show it
   std::vector<Related> related;
   std::optional<Fix> fix;
-  std::optional<Cost> cost;  // set only by `gpulint verify`
+  std::optional<Cost> cost;                                 // set only by `gpulint verify`
+  std::vector<std::pair<std::string, int64_t>> parameters;  // Finding::parameters
 };
 
 // The order every output uses: path, line, column, code.

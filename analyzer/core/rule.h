@@ -15,6 +15,11 @@ namespace gpulint {
 // scanning (which sorts and filters alerts by it).
 enum class Precision { VeryHigh, High, Medium, Low };
 
+// What a rule's findings are about. Most are about the code; GL000's about the file's syntax
+// (SARIF states them as notifications, not results); GL001's about the run's suppression
+// comments, which only the engine can judge, once every other rule has run.
+enum class RuleKind : uint8_t { Code, Syntax, Suppressions };
+
 // What a rule is, independent of any finding. `docs` is Markdown with the sections
 // "What it does", "Why is this bad", "Example", "Use instead".
 struct RuleInfo {
@@ -27,6 +32,7 @@ struct RuleInfo {
   bool default_on = true;
   Severity severity = Severity::Warning;
   Precision precision = Precision::High;
+  RuleKind kind = RuleKind::Code;
 };
 
 // A finding as a rule states it, in byte spans of the file being checked.
@@ -37,6 +43,9 @@ struct Finding {
   std::optional<Fix> fix;
   // In other files: the call site in another module. Initialised so rules may leave it out.
   std::vector<Related> related_elsewhere = {};
+  // What the finding knows statically that changes its cost (GL206 `batch_size`, GL405
+  // `dimension`, GL303 `random_fill`); `gpulint verify` sizes its experiments by them.
+  std::vector<std::pair<std::string, int64_t>> parameters = {};
 };
 
 // Where a rule puts its findings; the engine turns them into diagnostics.
@@ -59,9 +68,34 @@ struct RuleInput {
   RuleOptions options = {};
 };
 
+// How `gpulint verify` measures a rule's cost: one experiment and two of its figures, the
+// pattern the rule flags (`bad`) and its fix (`good`), and what the difference is, for people.
+// They may name the run's parameters in braces, which the verifier fills in: `{profile}`,
+// `{kernels}`, `{gemm}`, `{cpu_gemm}`, `{layer}`, `{batch_shape}`, `{workers}`,
+// `{alloc_buffers}`, and from the finding's parameters `{batch}` and `{reference_batch}`
+// (GL206), `{dim}` and `{dim_aligned}` (GL405), `{fill}` and `{fill_key}` (GL303).
+struct Measure {
+  std::string_view experiment;  // empty: no experiment measures the rule
+  std::string_view bad;
+  std::string_view good;
+  std::string_view what;
+};
+
+// The GPU-utilisation shapes `gpulint watch` names (system/classifier.h) that a rule's pattern
+// produces, as flags: watch suggests the rules of the shape it sees.
+namespace shape {
+inline constexpr uint8_t kIdle = 1 << 0;
+inline constexpr uint8_t kSpikeThenZero = 1 << 1;
+inline constexpr uint8_t kSawTooth = 1 << 2;
+inline constexpr uint8_t kFlatLow = 1 << 3;
+inline constexpr uint8_t kHealthy = 1 << 4;
+}  // namespace shape
+
 struct Rule {
   RuleInfo info;
   void (*check)(const RuleInput& input, Sink& sink);
+  Measure measure = {};
+  uint8_t shapes = 0;
 };
 
 // Adds "called per step from here" related locations for a finding inside a helper.

@@ -47,6 +47,11 @@ Json diagnostic_json(const Diagnostic& d) {
   }
   out["related"] = std::move(related);
   if (d.fix) out["fix"] = fix_json(*d.fix);
+  if (!d.parameters.empty()) {
+    Json parameters = Json::object();
+    for (const auto& [name, value] : d.parameters) parameters[name] = value;
+    out["parameters"] = std::move(parameters);
+  }
   if (d.cost) {
     out["cost"] = {{"experiment", d.cost->experiment},
                    {"value", d.cost->value},

@@ -214,19 +214,19 @@ Json result_json(const Diagnostic& d, std::optional<size_t> rule_index,
 // The run's own story: whether every file could be checked, and what got in the way. A
 // parse error still yields results, so it is a notification, not a failure.
 Json invocation(const std::vector<Diagnostic>& diagnostics, const ReportSummary& summary,
+                const std::vector<RuleInfo>& rules,
                 const std::map<std::string_view, size_t>& rule_index,
                 const std::string& source_root) {
   Json notifications = Json::array();
   for (const Diagnostic& d : diagnostics) {
-    if (d.code != "GL000") continue;
+    const auto it = rule_index.find(d.code);
+    if (it == rule_index.end() || rules[it->second].kind != RuleKind::Syntax) continue;
     Json n;
     n["level"] = level(d.severity);
     n["message"] = {{"text", d.location.path + ": " + d.message}};
     n["locations"] =
         Json::array({{{"physicalLocation", physical_location(d.location, source_root)}}});
-    Json rule = {{"id", d.code}};
-    if (auto it = rule_index.find(d.code); it != rule_index.end()) rule["index"] = it->second;
-    n["associatedRule"] = std::move(rule);
+    n["associatedRule"] = {{"id", d.code}, {"index", it->second}};
     notifications.push_back(std::move(n));
   }
   for (const std::string& e : summary.file_errors) {
@@ -271,7 +271,7 @@ std::string render_sarif(const std::vector<Diagnostic>& diagnostics, const Repor
   // Columns count code points (SourceFile), not UTF-16 units, the SARIF default.
   run["columnKind"] = "unicodeCodePoints";
   run["invocations"] =
-      Json::array({invocation(diagnostics, summary, rule_index, options.source_root)});
+      Json::array({invocation(diagnostics, summary, rules, rule_index, options.source_root)});
   run["results"] = std::move(results);
 
   Json out;

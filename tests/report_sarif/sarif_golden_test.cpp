@@ -43,7 +43,8 @@ total += loss.detach()
 std::vector<RuleInfo> golden_rules() {
   return {
       {"GL000", "parse-error", "meta", "The file could not be parsed cleanly", "fix the syntax",
-       "## What it does\nReports a syntax error.\n", true, Severity::Error, Precision::VeryHigh},
+       "## What it does\nReports a syntax error.\n", true, Severity::Error, Precision::VeryHigh,
+       RuleKind::Syntax},
       {"GL101", "item-in-loop", "sync", "Tensor value read on the host every step",
        "accumulate on the device", kSyncDocs, true, Severity::Warning, Precision::High},
       {"GL203", "dataloader-persistent-workers", "data", "DataLoader workers re-spawned",

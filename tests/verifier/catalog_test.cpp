@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "rules/registry.h"
 #include "verifier/harness/costs.h"
 
 namespace gpulint::verifier {
@@ -14,28 +15,31 @@ TEST(VerifierCatalog, OneExperimentPerFamilyAsTheIssueLists) {
   for (const ExperimentInfo& e : experiment_catalog()) names.emplace_back(e.name);
   EXPECT_EQ(names, (std::vector<std::string>{"sync", "dynamic", "loading", "transfer", "placement",
                                              "precision", "debug"}));
-  EXPECT_EQ(experiment_for_rule("GL101")->name, "sync");
-  EXPECT_EQ(experiment_for_rule("GL107")->name, "dynamic");
-  EXPECT_EQ(experiment_for_rule("GL503")->name, "dynamic");
-  EXPECT_EQ(experiment_for_rule("GL206")->name, "loading");
-  EXPECT_EQ(experiment_for_rule("GL204")->name, "transfer");
-  EXPECT_EQ(experiment_for_rule("GL303")->name, "placement");
-  EXPECT_EQ(experiment_for_rule("GL405")->name, "precision");
-  EXPECT_EQ(experiment_for_rule("GL501")->name, "debug");
-  EXPECT_EQ(experiment_for_rule("GL502"), nullptr);
+  EXPECT_EQ(rules_of_experiment("dynamic"), (std::vector<std::string>{"GL106", "GL107", "GL503"}));
+  EXPECT_EQ(rules_of_experiment("debug"), (std::vector<std::string>{"GL501"}));
 }
 
+// Each rule's `measure` names an experiment of the catalog, and its figures and description
+// fill in completely with the default parameters.
 TEST(VerifierCatalog, EveryMeasuredRuleHasACostSpecInItsExperiment) {
-  std::set<std::string> codes;
-  for (const ExperimentInfo& e : experiment_catalog()) {
-    for (std::string_view code : e.rules) {
-      EXPECT_TRUE(codes.insert(std::string(code)).second) << code << " is in two experiments";
-      const std::optional<CostSpec> spec = cost_spec(code, Params{});
-      ASSERT_TRUE(spec) << code;
-      EXPECT_EQ(spec->experiment, e.name) << code;
+  size_t measured = 0;
+  for (const Rule* rule : all_rules()) {
+    const std::optional<CostSpec> spec = cost_spec(rule->info.code, Params{});
+    if (rule->measure.experiment.empty()) {
+      EXPECT_FALSE(spec) << rule->info.code;
+      continue;
+    }
+    ++measured;
+    ASSERT_TRUE(spec) << rule->info.code;
+    EXPECT_NE(find_experiment(spec->experiment), nullptr) << rule->info.code;
+    for (const std::string& s : {spec->bad, spec->good, spec->what}) {
+      EXPECT_EQ(s.find_first_of("{}"), std::string::npos) << rule->info.code << ": " << s;
+      EXPECT_FALSE(s.empty()) << rule->info.code;
     }
   }
-  EXPECT_EQ(codes.size(), 21u);
+  EXPECT_EQ(measured, 21u);
+  EXPECT_EQ(cost_spec("GL206", Params{})->bad, "batch.b1");
+  EXPECT_EQ(cost_spec("GL405", Params{})->good, "gemm.bf16.k4096");
 }
 
 TEST(VerifierCatalog, RulesSelectExperimentsInSuiteOrder) {

@@ -2,15 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#include "analyzer/engine.h"
+#include "rules/registry.h"
 #include "tests/verifier/sample_report.h"
 
 namespace gpulint::verifier {
 namespace {
 
-Diagnostic finding(std::string code, std::string message = "") {
+Diagnostic finding(std::string code, std::vector<std::pair<std::string, int64_t>> parameters = {}) {
   Diagnostic d;
   d.code = std::move(code);
-  d.message = std::move(message);
+  d.parameters = std::move(parameters);
   return d;
 }
 
@@ -45,29 +47,45 @@ TEST(VerifierCosts, NoCostWithoutItsExperimentOrFigures) {
 }
 
 TEST(VerifierCosts, FindingsSayWhatTheyKnowStatically) {
-  EXPECT_EQ(finding_params(finding("GL206",
-                                   "DataLoader with `batch_size=4` launches kernels "
-                                   "too small to fill the GPU"))
-                .batch_size,
-            4);
-  EXPECT_EQ(finding_params(finding("GL206",
-                                   "DataLoader without `batch_size` yields one sample "
-                                   "per step (the default is 1)"))
-                .batch_size,
-            1);
-  EXPECT_EQ(finding_params(finding("GL405",
-                                   "`nn.Linear` size 1000 is not a multiple of 8: its "
-                                   "half-precision GEMMs miss the tensor-core tile"))
-                .unaligned_dim,
-            1000);
-  EXPECT_FALSE(finding_params(finding("GL101", "batch_size=4")).batch_size);
-  EXPECT_EQ(finding_params(finding("GL303",
-                                   "`torch.zeros(...)` is filled on the CPU and then "
-                                   "copied to the GPU"))
-                .random_fill,
-            false);
-  EXPECT_EQ(finding_params(finding("GL303", "`torch.randn(...)` is filled on the CPU")).random_fill,
-            true);
+  EXPECT_EQ(finding_params(finding("GL206", {{"batch_size", 4}})).batch_size, 4);
+  EXPECT_EQ(finding_params(finding("GL405", {{"dimension", 1000}})).unaligned_dim, 1000);
+  EXPECT_EQ(finding_params(finding("GL303", {{"random_fill", 0}})).random_fill, false);
+  EXPECT_EQ(finding_params(finding("GL303", {{"random_fill", 1}})).random_fill, true);
+  EXPECT_FALSE(finding_params(finding("GL206", {{"batch_size", 0}})).batch_size);
+  EXPECT_FALSE(finding_params(finding("GL101")).batch_size);
+}
+
+// The parameters come from the rules themselves, not from reading messages back.
+TEST(VerifierCosts, RulesStateTheParametersTheirCostsNeed) {
+  const std::string text = R"(import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader
+
+device = torch.device("cuda")
+model = nn.Sequential(nn.Linear(64, 1001)).to(device)
+small = DataLoader(data, batch_size=4, num_workers=4, pin_memory=True)
+one = DataLoader(data, num_workers=4, pin_memory=True)
+noise = torch.randn(8, 64).to(device)
+zeros = torch.zeros(8, 64).to(device)
+opt = torch.optim.AdamW(model.parameters())
+for loader in (small, one):
+    for x in loader:
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(x.to(device) + noise + zeros).sum()
+        loss.backward()
+        opt.step()
+)";
+  std::vector<const Rule*> rules = {find_rule("GL206"), find_rule("GL303"), find_rule("GL405")};
+  std::vector<FindingParams> seen;
+  for (const Diagnostic& d : lint_source(SourceFile("train.py", text), rules)) {
+    seen.push_back(finding_params(d));
+  }
+  ASSERT_EQ(seen.size(), 5u);
+  EXPECT_EQ(seen[0].unaligned_dim, 1001);  // line 6
+  EXPECT_EQ(seen[1].batch_size, 4);        // line 7
+  EXPECT_EQ(seen[2].batch_size, 1);        // line 8: DataLoader's default
+  EXPECT_EQ(seen[3].random_fill, true);    // line 9
+  EXPECT_EQ(seen[4].random_fill, false);   // line 10
 }
 
 TEST(VerifierCosts, ConstantFactoriesAreComparedWithTheConstantFill) {
@@ -79,10 +97,10 @@ TEST(VerifierCosts, ConstantFactoriesAreComparedWithTheConstantFill) {
 
 TEST(VerifierCosts, PlanRunsTheExperimentsOfTheRulesThatFired) {
   const std::vector<Diagnostic> ds = {
-      finding("GL405", "`nn.Linear` size 1000 is not a multiple of 8"),
+      finding("GL405", {{"dimension", 1000}}),
       finding("GL101"),
-      finding("GL206", "DataLoader with `batch_size=2` launches"),
-      finding("GL206", "DataLoader with `batch_size=2` launches"),
+      finding("GL206", {{"batch_size", 2}}),
+      finding("GL206", {{"batch_size", 2}}),
       finding("GL502"),
   };
   const Params p = plan_for(ds, Params{});
@@ -92,8 +110,8 @@ TEST(VerifierCosts, PlanRunsTheExperimentsOfTheRulesThatFired) {
 }
 
 TEST(VerifierCosts, AttachUsesEachFindingsOwnParameters) {
-  std::vector<Diagnostic> ds = {finding("GL405", "`nn.Linear` size 1001 is not a multiple of 8"),
-                                finding("GL103"), finding("GL502"), finding("GL204")};
+  std::vector<Diagnostic> ds = {finding("GL405", {{"dimension", 1001}}), finding("GL103"),
+                                finding("GL502"), finding("GL204")};
   EXPECT_EQ(attach_costs(ds, testing::sample_report(), Params{}), 2u);
   ASSERT_TRUE(ds[0].cost);
   EXPECT_DOUBLE_EQ(ds[0].cost->value, 2);  // 400 vs 200 TFLOP/s at K=1008 vs K=1001

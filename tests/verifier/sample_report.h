@@ -35,14 +35,12 @@ inline Report sample_report() {
   r.device.cpu_gemm = "builtin";
   ExperimentResult sync;
   sync.name = "sync";
-  sync.rules = {"GL101", "GL102", "GL103", "GL104", "GL105"};
   sync.measurements = {
       figure("balanced.pipelined", "us/step", 80), figure("balanced.readback", "us/step", 100),
       figure("balanced.device_sync", "us/step", 110), figure("balanced.print", "us/step", 104)};
   sync.wall_s = 1.5;
   ExperimentResult precision;
   precision.name = "precision";
-  precision.rules = {"GL401", "GL403", "GL404", "GL405"};
   precision.measurements = {figure("gemm.fp32", "TFLOP/s", 50, true),
                             figure("gemm.tf32", "TFLOP/s", 300, true),
                             figure("gemm.bf16", "TFLOP/s", 600, true),
@@ -51,7 +49,6 @@ inline Report sample_report() {
                             figure("gemm.bf16.k1008", "TFLOP/s", 400, true)};
   ExperimentResult transfer;
   transfer.name = "transfer";
-  transfer.rules = {"GL202", "GL204", "GL205"};
   transfer.ok = false;
   transfer.error = "cudaErrorMemoryAllocation: out of memory";
   r.experiments = {sync, precision, transfer};

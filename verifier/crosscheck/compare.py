@@ -1,33 +1,22 @@
-"""Sets the verifier's figures next to PyTorch's: compare.py VERIFIER.json CROSSCHECK.json...
-prints two Markdown tables, marking differences over 25%: every figure, then each rule's cost
-(the pair of figures verifier/harness/costs.cpp takes, with the default parameters)."""
+"""Sets the verifier's figures next to PyTorch's:
+compare.py RULES.json VERIFIER.json CROSSCHECK.json...
+prints two Markdown tables, marking differences over 25%: every figure, then each rule's cost.
+RULES.json is `gpulint rules --format json`: each rule's `measure` names the pair of figures its
+cost comes from (rule metadata, at the default parameters), so no code is listed here."""
 
 import json
 import sys
 
 
-# rule: (experiment, bad figure, good figure); rates (higher is better) give good/bad, times
-# give bad - good. Mirrors cost_spec() in verifier/harness/costs.cpp at the defaults.
-COSTS = {
-    "GL101/GL102/GL105": ("sync", "balanced.readback", "balanced.pipelined"),
-    "GL103": ("sync", "balanced.device_sync", "balanced.pipelined"),
-    "GL104": ("sync", "balanced.print", "balanced.pipelined"),
-    "GL106": ("dynamic", "shape.readback_launch", "shape.fixed_launch"),
-    "GL107": ("dynamic", "alloc.free_malloc", "alloc.reuse"),
-    "GL503": ("dynamic", "weights.recreate", "weights.reuse"),
-    "GL201": ("loading", "loader.inline", "loader.workers"),
-    "GL206": ("loading", "batch.b1", "batch.b64"),
-    "GL202": ("transfer", "h2d.pageable", "h2d.pinned"),
-    "GL204": ("transfer", "host.pageable_async", "host.pinned_async"),
-    "GL205": ("transfer", "host.pinned_sync", "host.pinned_async"),
-    "GL301/GL302": ("placement", "gemm.cpu", "gemm.gpu"),
-    "GL303": ("placement", "fill.host_copy", "fill.device"),
-    "GL401": ("precision", "gemm.fp32", "gemm.bf16"),
-    "GL403": ("precision", "gemm.fp16", "gemm.bf16"),
-    "GL404": ("precision", "gemm.fp32", "gemm.tf32"),
-    "GL405": ("precision", "gemm.bf16.k4095", "gemm.bf16.k4096"),
-    "GL501": ("debug", "balanced.sync_each", "balanced.async"),
-}
+def rule_costs(rules):
+    """(experiment, bad, good) -> "GL101/GL105", rules sharing a pair in one row, code order."""
+    rows = {}
+    for rule in rules:
+        m = rule.get("measure")
+        if m:
+            key = (m["experiment"], m["bad"], m["good"])
+            rows[key] = rows[key] + "/" + rule["code"] if key in rows else rule["code"]
+    return rows
 
 
 def cost(figures, bad, good):
@@ -46,9 +35,10 @@ def diff_cell(ours, theirs):
 
 
 def main():
-    verifier = json.load(open(sys.argv[1]))
+    costs = rule_costs(json.load(open(sys.argv[1])))
+    verifier = json.load(open(sys.argv[2]))
     torch_figures = {}
-    for path in sys.argv[2:]:
+    for path in sys.argv[3:]:
         try:
             doc = json.load(open(path))
         except (OSError, ValueError) as e:
@@ -73,7 +63,7 @@ def main():
     print()
     print("| rule | cost from | unit | verifier | PyTorch | PyTorch vs verifier |")
     print("|---|---|---|---:|---:|---:|")
-    for rule, (experiment, bad, good) in COSTS.items():
+    for (experiment, bad, good), rule in costs.items():
         ours, unit = cost(ours_by_experiment.get(experiment, {}), bad, good)
         theirs, _ = cost(torch_figures.get(experiment, {}), bad, good)
         if ours is None or theirs is None:

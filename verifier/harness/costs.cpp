@@ -3,22 +3,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <regex>
 
+#include "rules/registry.h"
 #include "verifier/harness/catalog.h"
 
 namespace gpulint::verifier {
 namespace {
 
-// The batch size GL206 is compared against: large enough to fill an H100-class GPU with the
+// The batch size a small batch is compared against: large enough to fill an H100-class GPU with the
 // loading experiment's layers, small enough to fit any training setup.
 constexpr int64_t kReferenceBatch = 64;
 
 int64_t round_up_8(int64_t v) { return (v + 7) / 8 * 8; }
-
-std::string profile_phrase(const Params& p) {
-  return "a " + p.profile + " step of " + std::to_string(p.kernels_per_step) + " kernels";
-}
 
 }  // namespace
 
@@ -40,120 +36,83 @@ std::string format_figure(double value) {
 
 FindingParams finding_params(const Diagnostic& d) {
   FindingParams out;
-  std::smatch m;
-  if (d.code == "GL206") {
-    static const std::regex batch(R"(batch_size=(\d+))");
-    if (std::regex_search(d.message, m, batch)) {
-      out.batch_size = std::stoll(m[1].str());
-    } else if (d.message.find("without `batch_size`") != std::string::npos) {
-      out.batch_size = 1;  // DataLoader's default
-    }
-    if (out.batch_size && *out.batch_size <= 0) out.batch_size.reset();
-  } else if (d.code == "GL303") {
-    // "`torch.zeros(...)` is filled on the CPU": rand, randn, randint and randperm draw random
-    // numbers on the host; the other factories write constants or ranges.
-    if (d.message.find("`torch.") != std::string::npos) {
-      out.random_fill = d.message.find("`torch.rand") != std::string::npos;
-    }
-  } else if (d.code == "GL405") {
-    static const std::regex dim(R"(size (\d+) is not a multiple of 8)");
-    if (std::regex_search(d.message, m, dim)) out.unaligned_dim = std::stoll(m[1].str());
-    if (out.unaligned_dim && *out.unaligned_dim <= 0) out.unaligned_dim.reset();
+  for (const auto& [name, value] : d.parameters) {
+    if (name == "batch_size" && value > 0) out.batch_size = value;
+    if (name == "dimension" && value > 0) out.unaligned_dim = value;
+    if (name == "random_fill") out.random_fill = value != 0;
   }
   return out;
 }
 
 std::optional<CostSpec> cost_spec(std::string_view code, const Params& p, const FindingParams& f) {
-  const std::string prof = p.profile + ".";
-  if (code == "GL101" || code == "GL105") {
-    return CostSpec{"sync", prof + "readback", prof + "pipelined",
-                    "a 4-byte device-to-host read every step, " + profile_phrase(p)};
-  }
-  if (code == "GL102") {
-    return CostSpec{"sync", prof + "readback", prof + "pipelined",
-                    "a blocking device-to-host copy every step, " + profile_phrase(p)};
-  }
-  if (code == "GL103") {
-    return CostSpec{"sync", prof + "device_sync", prof + "pipelined",
-                    "cudaDeviceSynchronize every step, " + profile_phrase(p)};
-  }
-  if (code == "GL104") {
-    return CostSpec{"sync", prof + "print", prof + "pipelined",
-                    "a value read back, formatted and written every step, " + profile_phrase(p)};
-  }
-  if (code == "GL106") {
-    return CostSpec{"dynamic", "shape.readback_launch", "shape.fixed_launch",
-                    "count, read back and launch by the count, vs a fixed-size launch"};
-  }
-  if (code == "GL107") {
-    return CostSpec{"dynamic", "alloc.free_malloc", "alloc.reuse",
-                    "cudaFree + cudaMalloc of " + std::to_string(p.alloc_buffers) +
-                        " batch-sized buffers every step, vs reuse"};
-  }
-  if (code == "GL503") {
-    return CostSpec{"dynamic", "weights.recreate", "weights.reuse",
-                    "a " + format_shape(p.layer) +
-                        " layer allocated, initialised on the host and uploaded every step"};
-  }
-  if (code == "GL201") {
-    return CostSpec{"loading", "loader.inline", "loader.workers",
-                    "preprocessing inline vs " + std::to_string(p.workers) + " producer threads"};
-  }
-  if (code == "GL206") {
-    const int64_t b = f.batch_size.value_or(1);
-    return CostSpec{
-        "loading", "batch.b" + std::to_string(b), "batch.b" + std::to_string(kReferenceBatch),
-        "samples/s at batch " + std::to_string(b) + " vs " + std::to_string(kReferenceBatch)};
-  }
-  if (code == "GL202") {
-    return CostSpec{"transfer", "h2d.pageable", "h2d.pinned",
-                    "a " + format_shape(p.batch_shape) + " fp32 batch copied from pageable memory"};
-  }
-  if (code == "GL204") {
-    return CostSpec{"transfer", "host.pageable_async", "host.pinned_async",
-                    "host blocked in a non_blocking copy from pageable memory"};
-  }
-  if (code == "GL205") {
-    return CostSpec{"transfer", "host.pinned_sync", "host.pinned_async",
-                    "host blocked in a blocking copy of a pinned batch"};
-  }
-  if (code == "GL301" || code == "GL302") {
-    return CostSpec{"placement", "gemm.cpu", "gemm.gpu",
-                    "a " + format_gemm(p.cpu_gemm) + " fp32 GEMM on the CPU instead of the GPU"};
-  }
-  if (code == "GL303") {
-    if (!f.random_fill.value_or(true)) {
-      return CostSpec{"placement", "fill.zeros_host_copy", "fill.zeros_device",
-                      "a constant fill on the host and copied, vs filled on the device"};
+  const Rule* rule = find_rule(code);
+  if (rule == nullptr || rule->measure.experiment.empty()) return std::nullopt;
+  const int64_t batch = f.batch_size.value_or(1);
+  const int64_t dim =
+      f.unaligned_dim.value_or(p.unaligned_dims.empty() ? 4095 : p.unaligned_dims[0]);
+  const bool random = f.random_fill.value_or(true);
+  const std::pair<std::string_view, std::string> values[] = {
+      {"profile", p.profile},
+      {"kernels", std::to_string(p.kernels_per_step)},
+      {"gemm", format_gemm(p.gemm)},
+      {"cpu_gemm", format_gemm(p.cpu_gemm)},
+      {"layer", format_shape(p.layer)},
+      {"batch_shape", format_shape(p.batch_shape)},
+      {"workers", std::to_string(p.workers)},
+      {"alloc_buffers", std::to_string(p.alloc_buffers)},
+      {"batch", std::to_string(batch)},
+      {"reference_batch", std::to_string(kReferenceBatch)},
+      {"dim", std::to_string(dim)},
+      {"dim_aligned", std::to_string(round_up_8(dim))},
+      {"fill", random ? "randn" : "a constant"},
+      {"fill_key", random ? "" : "zeros_"},
+  };
+  auto fill_in = [&](std::string_view text) {
+    std::string out;
+    for (size_t i = 0; i < text.size(); ++i) {
+      const size_t close = text[i] == '{' ? text.find('}', i) : std::string_view::npos;
+      const auto value = std::find_if(std::begin(values), std::end(values), [&](const auto& v) {
+        return close != std::string_view::npos && v.first == text.substr(i + 1, close - i - 1);
+      });
+      if (value == std::end(values)) {
+        out.push_back(text[i]);
+      } else {
+        out += value->second;
+        i = close;
+      }
     }
-    return CostSpec{"placement", "fill.host_copy", "fill.device",
-                    "randn filled on the host and copied, vs filled on the device"};
+    return out;
+  };
+  const Measure& m = rule->measure;
+  return CostSpec{std::string(m.experiment), fill_in(m.bad), fill_in(m.good), fill_in(m.what)};
+}
+
+RuleSelection experiments_for_rules(const std::vector<std::string>& codes) {
+  RuleSelection out;
+  std::vector<bool> wanted(experiment_catalog().size(), false);
+  for (const std::string& code : codes) {
+    const Rule* rule = find_rule(code);
+    const ExperimentInfo* e = rule ? find_experiment(rule->measure.experiment) : nullptr;
+    if (e == nullptr) {
+      if (std::find(out.unmeasured.begin(), out.unmeasured.end(), code) == out.unmeasured.end()) {
+        out.unmeasured.push_back(code);
+      }
+      continue;
+    }
+    wanted[static_cast<size_t>(e - experiment_catalog().data())] = true;
   }
-  if (code == "GL401") {
-    return CostSpec{"precision", "gemm.fp32", "gemm.bf16",
-                    "a " + format_gemm(p.gemm) + " GEMM in FP32 instead of BF16"};
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    if (wanted[i]) out.experiments.emplace_back(experiment_catalog()[i].name);
   }
-  if (code == "GL403") {
-    return CostSpec{"precision", "gemm.fp16", "gemm.bf16",
-                    "BF16 (no GradScaler needed) against FP16, " + format_gemm(p.gemm)};
+  return out;
+}
+
+std::vector<std::string> rules_of_experiment(std::string_view experiment) {
+  std::vector<std::string> out;
+  for (const Rule* rule : all_rules()) {
+    if (rule->measure.experiment == experiment) out.emplace_back(rule->info.code);
   }
-  if (code == "GL404") {
-    return CostSpec{"precision", "gemm.fp32", "gemm.tf32",
-                    "a " + format_gemm(p.gemm) + " GEMM in full FP32 instead of TF32"};
-  }
-  if (code == "GL405") {
-    const int64_t d =
-        f.unaligned_dim.value_or(p.unaligned_dims.empty() ? 4095 : p.unaligned_dims[0]);
-    return CostSpec{
-        "precision", "gemm.bf16.k" + std::to_string(d),
-        "gemm.bf16.k" + std::to_string(round_up_8(d)),
-        "a BF16 GEMM with K=" + std::to_string(d) + " vs K=" + std::to_string(round_up_8(d))};
-  }
-  if (code == "GL501") {
-    return CostSpec{"debug", prof + "sync_each", prof + "async",
-                    "a sync after every kernel, " + profile_phrase(p)};
-  }
-  return std::nullopt;
+  return out;
 }
 
 std::optional<Cost> cost_for(std::string_view code, const Report& report, const Params& params,

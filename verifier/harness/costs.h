@@ -1,7 +1,8 @@
 #pragma once
 
-// From measurements to costs: which two figures of which experiment give a rule's cost, what
-// a finding knows statically that changes them, and attaching the cost to each finding.
+// From measurements to costs: the two figures of a rule's experiment (its `Rule::measure`,
+// filled in with the run's parameters and what a finding knows statically), and attaching the
+// cost to each finding.
 
 #include <optional>
 #include <string>
@@ -15,7 +16,7 @@
 
 namespace gpulint::verifier {
 
-// What one finding knows statically (parsed from its message), beyond the defaults.
+// What one finding knows statically (its parameters), beyond the defaults.
 struct FindingParams {
   std::optional<int64_t> batch_size;     // GL206: the literal batch_size, 1 when absent
   std::optional<int64_t> unaligned_dim;  // GL405: the size that is not a multiple of 8
@@ -32,6 +33,16 @@ struct CostSpec {
 };
 std::optional<CostSpec> cost_spec(std::string_view code, const Params& params,
                                   const FindingParams& finding = {});
+
+// The experiments that measure these rules, in suite order, and the rules none measures.
+struct RuleSelection {
+  std::vector<std::string> experiments;  // catalog order, each once
+  std::vector<std::string> unmeasured;   // codes no experiment measures, in the order given
+};
+RuleSelection experiments_for_rules(const std::vector<std::string>& codes);
+
+// The codes an experiment measures, in code order.
+std::vector<std::string> rules_of_experiment(std::string_view experiment);
 
 // The cost of a rule from a finished report; nothing when its experiment did not run, failed,
 // or lacks either figure.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "rules/registry.h"
 #include "verifier/harness/catalog.h"
 #include "verifier/harness/costs.h"
 
@@ -26,19 +27,16 @@ std::string lpad(std::string s, size_t width) {
 
 }  // namespace
 
-std::vector<RuleCost> rule_costs(const Report& report, const Params& params,
-                                 const std::vector<std::pair<std::string, std::string>>& names) {
+std::vector<RuleCost> rule_costs(const Report& report, const Params& params) {
   std::vector<RuleCost> out;
   for (const ExperimentInfo& info : experiment_catalog()) {
     const ExperimentResult* e = report.find(info.name);
     if (e == nullptr) continue;
-    for (std::string_view code : info.rules) {
+    for (const std::string& code : rules_of_experiment(info.name)) {
       RuleCost rc;
       rc.code = code;
       rc.experiment = info.name;
-      for (const auto& [c, n] : names) {
-        if (c == code) rc.name = n;
-      }
+      rc.name = find_rule(code)->info.name;
       if (const std::optional<Cost> cost = cost_for(code, report, params)) {
         rc.summary = cost->summary;
         rc.measured = true;
@@ -67,7 +65,8 @@ std::string render_table(const Report& report, const std::vector<RuleCost>& cost
   }
   for (const ExperimentResult& e : report.experiments) {
     std::string rules;
-    for (const std::string& r : e.rules) rules += (rules.empty() ? "" : " ") + r;
+    for (const std::string& r : rules_of_experiment(e.name))
+      rules += (rules.empty() ? "" : " ") + r;
     char head[256];
     std::snprintf(head, sizeof head, "\n%s (%s): %.2f s", e.name.c_str(), rules.c_str(), e.wall_s);
     out += head;

@@ -19,10 +19,8 @@ struct RuleCost {
   bool measured = false;
 };
 
-// The cost of every rule of the experiments that ran (catalog order), `names` giving each
-// code's rule name where known ("GL101" -> "item-in-loop").
-std::vector<RuleCost> rule_costs(const Report& report, const Params& params,
-                                 const std::vector<std::pair<std::string, std::string>>& names);
+// The cost of every rule of the experiments that ran (catalog order, then code order).
+std::vector<RuleCost> rule_costs(const Report& report, const Params& params);
 
 std::string render_table(const Report& report, const std::vector<RuleCost>& costs);
 

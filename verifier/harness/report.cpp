@@ -56,7 +56,7 @@ Measurement measurement_from(const Json& j) {
 Json experiment_json(const ExperimentResult& e) {
   Json measurements = Json::array();
   for (const Measurement& m : e.measurements) measurements.push_back(measurement_json(m));
-  Json out = {{"name", e.name}, {"rules", e.rules}, {"status", e.ok ? "ok" : "error"}};
+  Json out = {{"name", e.name}, {"status", e.ok ? "ok" : "error"}};
   if (!e.ok) out["error"] = e.error;
   out["wall_s"] = e.wall_s;
   out["parameters"] = pairs_json(e.parameters);
@@ -69,7 +69,6 @@ Json experiment_json(const ExperimentResult& e) {
 ExperimentResult experiment_from(const Json& j) {
   ExperimentResult e;
   e.name = j.at("name").get<std::string>();
-  e.rules = j.value("rules", std::vector<std::string>{});
   e.ok = j.at("status").get<std::string>() == "ok";
   e.error = j.value("error", "");
   e.wall_s = j.value("wall_s", 0.0);

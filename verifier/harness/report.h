@@ -37,7 +37,6 @@ struct Clocks {
 
 struct ExperimentResult {
   std::string name;
-  std::vector<std::string> rules;
   bool ok = true;
   std::string error;  // what failed, when !ok
   double wall_s = 0;
