@@ -14,7 +14,7 @@
 #include "analyzer/core/module_index.h"
 #include "analyzer/core/suppressions.h"
 #include "analyzer/cpp/front_end.h"
-#include "analyzer/deps/front_end.h"
+#include "analyzer/dependency_files/front_end.h"
 #include "analyzer/python/front_end.h"
 
 namespace gpulint {

@@ -1,6 +1,6 @@
 #pragma once
 
-// A parse copied into one array (grammars/flatten.h). The front end's walk asks each node for
+// A parse copied into one array (analyzer/flatten.h). The front end's walk asks each node for
 // its fields, children and parent many times; tree-sitter's node API answers a field lookup by
 // scanning the node's children through the tree and a parent lookup by descending from the
 // root, while the array answers each from memory the walk has just touched.
@@ -9,8 +9,8 @@
 
 #include <cstdint>
 
+#include "analyzer/flatten.h"
 #include "analyzer/syntax_tree.h"
-#include "grammars/flatten.h"
 
 namespace gpulint {
 

@@ -7,10 +7,10 @@
 
 #include "cli/output.h"
 #include "cli/subcommand.h"
-#include "system/cuda_driver.h"
-#include "system/doctor.h"
-#include "system/nvml_library.h"
-#include "system/torch_probe.h"
+#include "doctor/doctor.h"
+#include "doctor/torch_probe.h"
+#include "machine/cuda_driver.h"
+#include "machine/nvml_library.h"
 
 namespace gpulint {
 namespace {

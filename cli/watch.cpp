@@ -14,14 +14,14 @@
 
 #include "cli/output.h"
 #include "cli/subcommand.h"
+#include "machine/nvml_library.h"
+#include "machine/process.h"
 #include "rules/registry.h"
-#include "system/classifier.h"
-#include "system/nvml_library.h"
-#include "system/process.h"
-#include "system/sampler.h"
-#include "system/sparkline.h"
-#include "system/svg_chart.h"
-#include "system/trace_json.h"
+#include "watch/classifier.h"
+#include "watch/sampler.h"
+#include "watch/sparkline.h"
+#include "watch/svg_chart.h"
+#include "watch/trace_json.h"
 
 namespace gpulint {
 namespace {

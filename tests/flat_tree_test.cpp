@@ -1,4 +1,4 @@
-// The flat tree reads tree-sitter's private subtree layout (grammars/flatten.c), so a runtime
+// The flat tree reads tree-sitter's private subtree layout (analyzer/flatten.c), so a runtime
 // upgrade could break it silently. It must give exactly the nodes, fields and links a
 // TSTreeCursor walk gives, on every Python fixture and on broken input.
 

@@ -81,7 +81,7 @@ struct Measure {
   std::string_view what;
 };
 
-// The GPU-utilisation shapes `gpulint watch` names (system/classifier.h) that a rule's pattern
+// The GPU-utilisation shapes `gpulint watch` names (watch/classifier.h) that a rule's pattern
 // produces, as flags: watch suggests the rules of the shape it sees.
 namespace shape {
 inline constexpr uint8_t kIdle = 1 << 0;
