@@ -3,8 +3,10 @@
 label, and score the labels.
 
   realcode.py findings GPULINT EXPORT_DIR          every finding, one TSV row each
-  realcode.py sample   GPULINT EXPORT_DIR [--per-rule N]
-                                                   findings not yet labelled, sampled per rule
+  realcode.py sample   GPULINT EXPORT_DIR [--per-rule N | --more N]
+                                                   findings not yet labelled, sampled per rule:
+                                                   up to N labelled per rule, or N more per rule
+                                                   (a later round, after the code changed)
   realcode.py score    GPULINT EXPORT_DIR          precision per rule and overall, recall on
                                                    the read loops, and each disagreement
 
@@ -76,7 +78,7 @@ def key_rank(key):
     return hashlib.sha1("\t".join(map(str, key)).encode()).hexdigest()
 
 
-def sample(gpulint, export, per_rule):
+def sample(gpulint, export, per_rule, more=False):
     known = labels()
     by_code = collections.defaultdict(list)
     for path, line, col, code, msg in findings(gpulint, export):
@@ -85,7 +87,7 @@ def sample(gpulint, export, per_rule):
             by_code[code].append((key_rank(key), path, line, col, code, msg))
     labelled = collections.Counter(key[3] for key in known)
     for code in sorted(by_code):
-        want = max(0, per_rule - labelled[code])
+        want = per_rule if more else max(0, per_rule - labelled[code])
         for _, path, line, col, code, msg in sorted(by_code[code])[:want]:
             print(f"{path}\t{line}\t{col}\t{code}\t{msg}")
 
@@ -150,8 +152,11 @@ def main(argv):
         for r in findings(gpulint, export):
             print("\t".join(map(str, r)))
     elif argv[1] == "sample":
-        per_rule = int(argv[argv.index("--per-rule") + 1]) if "--per-rule" in argv else 30
-        sample(gpulint, export, per_rule)
+        if "--more" in argv:
+            sample(gpulint, export, int(argv[argv.index("--more") + 1]), more=True)
+        else:
+            per_rule = int(argv[argv.index("--per-rule") + 1]) if "--per-rule" in argv else 30
+            sample(gpulint, export, per_rule)
     else:
         score(gpulint, export)
 
