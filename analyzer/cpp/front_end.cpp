@@ -76,6 +76,7 @@ class Builder {
   int32_t function_ = -1;
   bool in_forward_ = false;
   bool in_module_method_ = false;
+  std::unordered_set<std::string> cpu_fields_;  // settings fields that only ever hold the CPU
   std::unordered_set<std::string> host_names_;  // tensors last assigned a copy on the host  //
                                                 // forward() or another method of a module class
   bool in_output_ = false;
@@ -230,9 +231,42 @@ class Builder {
     if (name.find("device") != std::string::npos || name == "dev") return DeviceTarget::MaybeCuda;
     // `options.device`, `cfg->device`: a device held in a settings struct.
     if (is(arg, "field_expression") &&
-        text(field(arg, "field")).find("device") != std::string_view::npos)
-      return DeviceTarget::MaybeCuda;
+        text(field(arg, "field")).find("device") != std::string_view::npos) {
+      return cpu_fields_.count(std::string(text(field(arg, "field")))) ? DeviceTarget::Cpu
+                                                                       : DeviceTarget::MaybeCuda;
+    }
     return std::nullopt;
+  }
+
+  // `torch::DeviceType device = torch::kCPU;` in a settings struct, and nothing in the file
+  // assigns the field again (`options.device = torch::kCUDA;`): the device it holds is the CPU,
+  // whatever object it is read through.
+  void on_field_declaration(TSNode n) {
+    TSNode value = field(n, "default_value");
+    const std::string_view name = text(field(n, "declarator"));
+    if (null(value) || name.find("device") == std::string_view::npos) return;
+    const std::string_view v = text(value);
+    if (mentions_cpu(v) && !mentions_cuda(v) && !member_assigned(name))
+      cpu_fields_.insert(std::string(name));
+  }
+
+  // `.name = ...` or `->name = ...` anywhere in the file (a comparison `==` is not one).
+  bool member_assigned(std::string_view name) const {
+    auto identifier = [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    };
+    auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+    for (size_t at = src_.find(name); at != std::string_view::npos; at = src_.find(name, at + 1)) {
+      size_t b = at, e = at + name.size();
+      while (b > 0 && space(src_[b - 1])) --b;
+      const bool member = (b > 0 && src_[b - 1] == '.') || (b > 1 && src_.substr(b - 2, 2) == "->");
+      if (!member || (e < src_.size() && identifier(src_[e]))) continue;
+      while (e < src_.size() && space(src_[e])) ++e;
+      if (e < src_.size() && src_[e] == '=' && (e + 1 == src_.size() || src_[e + 1] != '=')) {
+        return true;
+      }
+    }
+    return false;
   }
 
   int32_t current_loop() const { return loop_stack_.empty() ? -1 : loop_stack_.back().loop; }
@@ -363,6 +397,9 @@ class Builder {
       open(ScopeKind::Handler);
       visit_children(n, depth);
       scope_ = saved;
+    } else if (type == "field_declaration") {
+      on_field_declaration(n);
+      visit_children(n, depth);
     } else if (type == "declaration") {
       on_declaration(n, depth);
     } else if (type == "call_expression") {

@@ -22,8 +22,10 @@ bool Builder::is_tensor_expr(Node n, int depth) const {
     if (!name.empty() && tensor_names_.count(name)) return true;
     Node attr = field(n, s_.f_attribute);
     std::string_view a = null(attr) ? std::string_view{} : text(attr);
-    return a == "loss" || a == "logits" || a == "last_hidden_state" || a == "T" ||
-           (a == "data" && is_tensor_expr(field(n, s_.f_object), depth + 1));
+    // `.T` transposes a tensor, but `self.T` is a sequence length: only a tensor's counts.
+    return a == "loss" || a == "logits" || a == "last_hidden_state" ||
+           ((a == "data" || a == "T" || a == "mT") &&
+            is_tensor_expr(field(n, s_.f_object), depth + 1));
   }
   if (sym == s_.subscript) return is_tensor_expr(field(n, s_.f_value), depth + 1);
   if (sym == s_.binary_operator || sym == s_.comparison_operator) {
