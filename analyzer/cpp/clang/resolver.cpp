@@ -17,6 +17,7 @@
 #include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/JSONCompilationDatabase.h>
 #include <clang/Tooling/Tooling.h>
+#include <llvm/Support/VirtualFileSystem.h>
 
 #include <nlohmann/json.hpp>
 
@@ -413,7 +414,11 @@ std::optional<Resolution> resolve_with_clang(const std::string& path, std::strin
       file.string(), std::string(text), adjust(found.commands.front().CommandLine, file.string()));
   OneFile db(std::move(found.commands));
   auto run = [&](const std::string& with_pch) {
-    clang::tooling::ClangTool tool(db, {file.string()});
+    // A file system of its own: ClangTool enters each command's directory, and on the process's
+    // file system that is a chdir, under every other worker of the run opening relative paths.
+    clang::tooling::ClangTool tool(db, {file.string()},
+                                   std::make_shared<clang::PCHContainerOperations>(),
+                                   llvm::vfs::createPhysicalFileSystem());
     tool.appendArgumentsAdjuster(adjust);
     if (!with_pch.empty()) {
       tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
