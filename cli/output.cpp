@@ -1,5 +1,6 @@
 #include "cli/output.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -30,22 +31,70 @@ bool write_all(int fd, std::string_view bytes) {
 
 }  // namespace
 
+namespace {
+
+// The file a path names through its symlinks, even when the last one dangles (writing creates
+// it). After 40 links, as the kernel gives up, the path as it stands.
+std::filesystem::path through_symlinks(std::filesystem::path p) {
+  namespace fs = std::filesystem;
+  for (int hops = 0; hops < 40; ++hops) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(p, ec)) || ec) return p;
+    const fs::path to = fs::read_symlink(p, ec);
+    if (ec) return p;
+    p = to.is_absolute() ? to : p.parent_path() / to;
+  }
+  return p;
+}
+
+// A device, a FIFO, a terminal: written through, as a shell's `>` would.
+bool write_through(const std::string& path, std::string_view bytes) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  bool ok = fd >= 0 && write_all(fd, bytes);
+  int cause = errno;
+  if (fd >= 0 && ::close(fd) != 0 && ok) ok = false, cause = errno;
+  if (!ok) error(fmt::format("{}: cannot write the report: {}", path, std::strerror(cause)));
+  return ok;
+}
+
+}  // namespace
+
 bool write_atomically(const std::string& path, std::string_view bytes) {
-  const std::filesystem::path target(path);
+  if (path == "-") return write_stdout(bytes);
+  // What is there, through any symlinks: a device, FIFO or socket is written through, never
+  // replaced (`/dev/stdout`, `/dev/full`, a named pipe a CI step reads).
+  struct stat seen;
+  const bool exists = ::stat(path.c_str(), &seen) == 0;
+  if (exists && S_ISDIR(seen.st_mode)) {
+    error(fmt::format("{}: cannot write the report: it is a directory", path));
+    return false;
+  }
+  if (exists && !S_ISREG(seen.st_mode)) return write_through(path, bytes);
+  // A regular file (or none yet) is replaced whole, where it really is: a symlink keeps
+  // pointing at the new report, and the file keeps its permissions.
+  const std::filesystem::path target = through_symlinks(path);
+  if (target.string().starts_with("/proc/")) return write_through(path, bytes);
   const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
   std::string temp = (dir / ("." + target.filename().string() + ".gpulint-XXXXXX")).string();
   const int fd = ::mkstemp(temp.data());
   if (fd < 0) {
-    error(fmt::format("{}: cannot create a temporary file: {}", path, std::strerror(errno)));
+    error(fmt::format("{}: cannot create a temporary file beside it: {}", path,
+                      std::strerror(errno)));
     return false;
   }
-  // mkstemp creates 0600; the report should get the permissions any new file would.
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  bool ok = ::fchmod(fd, 0666 & ~mask) == 0 && write_all(fd, bytes) && ::fsync(fd) == 0;
+  mode_t mode;
+  if (exists) {
+    mode = seen.st_mode & 07777;
+  } else {
+    // mkstemp creates 0600; a new report gets the permissions any new file would.
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  bool ok = ::fchmod(fd, mode) == 0 && write_all(fd, bytes) && ::fsync(fd) == 0;
   int cause = errno;
   if (::close(fd) != 0 && ok) ok = false, cause = errno;
-  if (ok && ::rename(temp.c_str(), path.c_str()) != 0) ok = false, cause = errno;
+  if (ok && ::rename(temp.c_str(), target.c_str()) != 0) ok = false, cause = errno;
   if (!ok) {
     ::unlink(temp.c_str());
     error(fmt::format("{}: cannot write the report: {}", path, std::strerror(cause)));

@@ -20,8 +20,10 @@ void note(std::string_view message);
 // Writes the whole report to stdout; names the cause on stderr when it cannot.
 bool write_stdout(std::string_view bytes);
 
-// Writes through a temporary file in the same directory and renames it into place, so a
-// reader (a CI step, an editor) never sees a half-written report.
+// Writes a report file. A regular file (or a new one) is written through a temporary file in
+// its directory and renamed into place, so a reader (a CI step, an editor) never sees a
+// half-written report; its mode is kept, and a symlink to it is followed, not replaced. A
+// device, FIFO or `-` (stdout) is written through. Names the cause on stderr when it cannot.
 bool write_atomically(const std::string& path, std::string_view bytes);
 
 }  // namespace gpulint

@@ -52,5 +52,68 @@ TEST_F(Reliability, ClangWorkersLeaveTheWorkingDirectoryAlone) {
   EXPECT_GT(cpp_findings, 0u) << "the C++ file went through Clang and was analysed";
 }
 
+// A regular report file is replaced whole and keeps its mode; through a symlink, the file it
+// points to is written and the link stays a link.
+TEST_F(Reliability, OutputFileKeepsModeAndFollowsSymlinks) {
+  write("train.py", training_script(1));
+  write("reports/report.txt", "old\n");
+  fs::permissions(work_ / "reports/report.txt", fs::perms(0640), fs::perm_options::replace);
+  fs::create_symlink("reports/report.txt", work_ / "latest.txt");
+  const Result r = run({"--no-cache", "--output-file", "latest.txt", "train.py"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(work_ / "latest.txt")));
+  EXPECT_NE(slurp(work_ / "reports/report.txt").find("GL101"), std::string::npos);
+  EXPECT_EQ(fs::status(work_ / "reports/report.txt").permissions(), fs::perms(0640));
+  fs::remove(work_ / "reports/report.txt");
+  const Result created = run({"--no-cache", "--output-file", "latest.txt", "train.py"});
+  EXPECT_EQ(created.status, 1) << created.err;
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(work_ / "latest.txt")));
+  EXPECT_NE(slurp(work_ / "reports/report.txt").find("GL101"), std::string::npos);
+}
+
+// A FIFO is written through (a reader gets the report) and stays a FIFO; `-` is stdout.
+TEST_F(Reliability, OutputFileWritesThroughAFifoAndDash) {
+  write("train.py", training_script(1));
+  ASSERT_EQ(::mkfifo((work_ / "pipe").c_str(), 0600), 0);
+  const std::string reader = "cat " + quote((work_ / "pipe").string()) + " > " +
+                             quote((root_ / "from-pipe").string()) + " &";
+  ASSERT_EQ(std::system(reader.c_str()), 0);
+  const Result r = run({"--no-cache", "--output-file", "pipe", "train.py"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  struct stat st;
+  ASSERT_EQ(::lstat((work_ / "pipe").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  for (int i = 0; i < 100 && slurp(root_ / "from-pipe").find("Found") == std::string::npos; ++i)
+    ::usleep(20000);
+  EXPECT_NE(slurp(root_ / "from-pipe").find("GL101"), std::string::npos);
+  const Result dash = run({"--no-cache", "--output-file", "-", "train.py"});
+  EXPECT_NE(dash.out.find("GL101"), std::string::npos);
+  EXPECT_FALSE(fs::exists(work_ / "-"));
+}
+
+// A character device that fails the write (ENOSPC, as /dev/full) is an error, exit 2, and is
+// still a device afterwards. Made with mknod in a private mount namespace, so a regression
+// cannot replace the machine's own /dev/full; needs root and unshare, skipped otherwise.
+TEST_F(Reliability, OutputFileOnAFullDeviceIsAnErrorAndTheNodeStays) {
+  if (::geteuid() != 0 || std::system("unshare -m true 2>/dev/null") != 0)
+    GTEST_SKIP() << "needs root and unshare -m for a private device node";
+  write("train.py", training_script(1));
+  const fs::path dev = root_ / "dev";
+  fs::create_directories(dev);
+  const std::string script =
+      "cd " + quote(work_.string()) + " && unshare -m sh -c " +
+      quote("mount -t tmpfs none " + quote(dev.string()) + " && mknod " +
+            quote((dev / "full").string()) + " c 1 7 && " + quote(GPULINT_BINARY) +
+            " --no-cache --output-file " + quote((dev / "full").string()) + " train.py 2>" +
+            quote((root_ / "err").string()) + "; echo $? > " + quote((root_ / "rc").string()) +
+            "; stat -c %F " + quote((dev / "full").string()) + " > " +
+            quote((root_ / "kind").string()));
+  ASSERT_EQ(std::system(script.c_str()), 0);
+  EXPECT_EQ(slurp(root_ / "rc"), "2\n");
+  EXPECT_EQ(slurp(root_ / "kind"), "character special file\n");
+  EXPECT_NE(slurp(root_ / "err").find("No space left on device"), std::string::npos)
+      << slurp(root_ / "err");
+}
+
 }  // namespace
 }  // namespace gpulint::testing
