@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "analyzer/core/file_reading.h"
 #include "analyzer/core/language.h"
 #include "analyzer/core/module_index.h"
 #include "analyzer/core/suppressions.h"
@@ -128,24 +129,16 @@ std::string inbound_key(const Inbound& inbound) {
 }
 
 FileOutcome lint_path(const std::string& path, const RuleSet& rules, const Inbound& inbound,
-                      ResultCache* cache) {
+                      ResultCache* cache, uint64_t max_file_size) {
   FileOutcome outcome;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    outcome.error = FileError{path, "cannot be read"};
+  // Spans are 32-bit, and half of that keeps every end offset in range.
+  FileRead read = read_regular_file(
+      path, std::min<uint64_t>(max_file_size, std::numeric_limits<uint32_t>::max() / 2));
+  if (!read.error.empty()) {
+    outcome.error = FileError{path, std::move(read.error), read.too_large};
     return outcome;
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) {
-    outcome.error = FileError{path, "read error"};
-    return outcome;
-  }
-  std::string bytes = std::move(buffer).str();
-  if (bytes.size() > std::numeric_limits<uint32_t>::max() / 2) {
-    outcome.error = FileError{path, "larger than 2 GiB; skipped"};
-    return outcome;
-  }
+  std::string bytes = std::move(read.bytes);
   if (looks_binary(bytes)) {
     outcome.error = FileError{path, "looks like a binary file (it holds NUL bytes); skipped"};
     return outcome;
@@ -257,16 +250,15 @@ std::vector<Diagnostic> lint_model(const SourceFile& file, const StepModel& mode
 // first, files that share a torch preamble build one PCH of it (analyzer/cpp/resolver.h).
 template <typename RuleSetOf>
 void plan_cpp_files(const std::vector<std::string>& paths, RuleSetOf&& rule_set_of,
-                    ResultCache* cache) {
+                    ResultCache* cache, uint64_t max_file_size) {
   std::vector<std::string> parsed;
   for (const std::string& path : paths) {
     if (language_of(filename_of(path)) != Language::Cpp) continue;
     if (cache != nullptr) {
-      std::ifstream in(path, std::ios::binary);
-      std::ostringstream bytes;
-      bytes << in.rdbuf();
+      const FileRead read = read_regular_file(path, max_file_size);
+      if (!read.error.empty()) continue;  // lint_path says why
       const std::string key =
-          cache->key(path, settings_key(rule_set_of(path)), inbound_key({}), bytes.str());
+          cache->key(path, settings_key(rule_set_of(path)), inbound_key({}), read.bytes);
       if (cache->find(key)) continue;
     }
     parsed.push_back(path);
@@ -387,7 +379,8 @@ LintResult lint_files(const std::vector<std::string>& paths, const LintOptions& 
     auto work = [&] {
       for (size_t i = next++; i < which.size(); i = next++) {
         const std::string& path = paths[which[i]];
-        outcomes[which[i]] = lint_path(path, rule_set_of(path), inbound[which[i]], options.cache);
+        outcomes[which[i]] = lint_path(path, rule_set_of(path), inbound[which[i]], options.cache,
+                                       options.max_file_size);
       }
     };
     std::vector<std::thread> threads;
@@ -398,7 +391,7 @@ LintResult lint_files(const std::vector<std::string>& paths, const LintOptions& 
   };
   std::vector<size_t> all(paths.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  plan_cpp_files(paths, rule_set_of, options.cache);
+  plan_cpp_files(paths, rule_set_of, options.cache, options.max_file_size);
   lint_all(all);
   link_modules(paths, outcomes, inbound, lint_all);
 
@@ -406,14 +399,16 @@ LintResult lint_files(const std::vector<std::string>& paths, const LintOptions& 
   result.files_checked = paths.size();
   for (FileOutcome& o : outcomes) {
     if (o.error) {
-      result.errors.push_back(std::move(*o.error));
+      (o.error->skipped ? result.skipped : result.errors).push_back(std::move(*o.error));
       --result.files_checked;
     }
     std::move(o.diagnostics.begin(), o.diagnostics.end(), std::back_inserter(result.diagnostics));
   }
   std::sort(result.diagnostics.begin(), result.diagnostics.end(), diagnostic_less);
-  std::sort(result.errors.begin(), result.errors.end(),
-            [](const FileError& a, const FileError& b) { return a.path < b.path; });
+  for (std::vector<FileError>* v : {&result.errors, &result.skipped}) {
+    std::sort(v->begin(), v->end(),
+              [](const FileError& a, const FileError& b) { return a.path < b.path; });
+  }
   return result;
 }
 

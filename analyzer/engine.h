@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analyzer/core/diagnostic.h"
+#include "analyzer/core/file_reading.h"
 #include "analyzer/core/rule.h"
 #include "analyzer/core/rule_set.h"
 #include "analyzer/file_outcome.h"
@@ -22,11 +23,13 @@ struct LintOptions {
   // worker threads. Unset, or returning nullptr: `rules` with default options.
   std::function<const RuleSet*(const std::string& path)> rule_set_for;
   ResultCache* cache = nullptr;  // results of earlier runs, reused where nothing changed
+  uint64_t max_file_size = kDefaultMaxFileSize;  // larger files are skipped, with a note
 };
 
 struct LintResult {
   std::vector<Diagnostic> diagnostics;  // sorted by diagnostic_less
   std::vector<FileError> errors;        // files that could not be analysed, sorted by path
+  std::vector<FileError> skipped;       // files over the size limit, sorted by path
   size_t files_checked = 0;
 };
 

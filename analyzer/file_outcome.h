@@ -15,6 +15,7 @@ namespace gpulint {
 struct FileError {
   std::string path;
   std::string message;
+  bool skipped = false;  // over the size limit: said in a note, not an error of the run
 };
 
 // What a file's step loops reach in other modules, for the linker.

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "analyzer/core/config.h"
-#include "analyzer/cpp/front_end.h"
 #include "analyzer/core/selection.h"
 #include "analyzer/core/walker.h"
+#include "analyzer/cpp/front_end.h"
 #include "analyzer/engine.h"
 #include "analyzer/report/report.h"
 #include "cli/output.h"
@@ -38,6 +38,7 @@ struct CheckOptions {
   bool force_exclude = false;
   bool show_settings = false;
   unsigned jobs = 0;
+  uint64_t max_file_size = kDefaultMaxFileSize;
   std::string compile_database_dir;  // -p: where compile_commands.json is
   std::string output_file;
   std::string sarif_output;
@@ -128,11 +129,13 @@ int check_project(const CheckOptions& options, Project& project) {
   }
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());
+  files = distinct_files(files);
 
   project.resolve(files);
   cpp::set_compile_database_dir(options.compile_database_dir);
   LintOptions lint;
   lint.jobs = options.jobs;
+  lint.max_file_size = options.max_file_size;
   lint.rule_set_for = [&project](const std::string& path) { return project.rule_set_for(path); };
   const std::unique_ptr<ResultCache> cache = open_cache(options);
   lint.cache = cache.get();
@@ -147,6 +150,7 @@ int check_project(const CheckOptions& options, Project& project) {
     summary.file_errors.push_back(fmt::format("{}: {}", e.path, e.message));
   }
   for (const std::string& e : summary.file_errors) error(e);
+  for (const FileError& e : result.skipped) note(fmt::format("{}: {}", e.path, e.message));
   if (const size_t syntax_only = cpp::syntax_only_files.load(); syntax_only > 0) {
     note(fmt::format(
         "{} C++ file{} analysed by syntax alone (tree-sitter-cpp), with no compile database that "
@@ -218,6 +222,10 @@ Subcommand add_check(CLI::App& app) {
       ->take_all();
   cmd->add_option("-j,--jobs", check->jobs, "Files linted in parallel (0: one per core)")
       ->capture_default_str();
+  cmd->add_option("--max-file-size", check->max_file_size,
+                  "Skip (with a note) files larger than this: bytes, or with a unit (20MB, 512KB)")
+      ->transform(CLI::AsSizeValue(true))
+      ->default_str("20MB");
   cmd->add_option("-p,--compile-database", check->compile_database_dir,
                   "Directory with compile_commands.json for C++ files (default: the nearest one "
                   "above each file, else build/)");

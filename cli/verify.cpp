@@ -266,6 +266,7 @@ int verify_paths(const VerifyOptions& options) {
   }
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());
+  files = distinct_files(files);
   project.resolve(files);
   LintOptions lint;
   lint.rule_set_for = [&project](const std::string& path) { return project.rule_set_for(path); };

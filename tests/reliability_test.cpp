@@ -115,5 +115,78 @@ TEST_F(Reliability, OutputFileOnAFullDeviceIsAnErrorAndTheNodeStays) {
       << slurp(root_ / "err");
 }
 
+// Only regular files are read: a FIFO or a device named on the command line is an error at
+// once (no hang, no read without end), and a file over the size limit is skipped with a note.
+TEST_F(Reliability, SpecialFilesAreRefusedAndLargeFilesSkipped) {
+  ASSERT_EQ(::mkfifo((work_ / "pipe.py").c_str(), 0600), 0);
+  fs::create_symlink("/dev/zero", work_ / "zero.py");
+  for (const char* name : {"pipe.py", "zero.py"}) {
+    const Result r = run({"--no-cache", name});
+    EXPECT_EQ(r.status, 2) << name;
+    EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << r.err;
+  }
+  write("big.py", std::string(3000, '#') + "\n" + training_script(1));
+  const Result big = run({"--no-cache", "--max-file-size", "2KB", "big.py"});
+  EXPECT_EQ(big.status, 0) << big.err;
+  EXPECT_NE(big.err.find("note: big.py: 3.2"), std::string::npos) << big.err;
+  EXPECT_NE(big.err.find("kB, over the 2 kB limit"), std::string::npos) << big.err;
+  EXPECT_NE(big.err.find("(--max-file-size); skipped"), std::string::npos) << big.err;
+  EXPECT_EQ(run({"--no-cache", "big.py"}).status, 1);
+}
+
+// libgit2 reads each folder's .gitignore itself; a FIFO there must not hang the walk.
+TEST_F(Reliability, AFifoIgnoreFileIsAnErrorNotAHang) {
+  ASSERT_EQ(std::system(("git init -q " + quote(work_.string())).c_str()), 0);
+  ASSERT_EQ(::mkfifo((work_ / ".gitignore").c_str(), 0600), 0);
+  write("train.py", training_script(1));
+  const Result r = run({"--no-cache", "."});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(".gitignore: not a regular file"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("GL101"), std::string::npos);
+}
+
+// One file named several ways is linted once: absolute and relative, a folder and a symlink.
+TEST_F(Reliability, EachFileOnceByItsIdentity) {
+  write("src/train.py", training_script(1));
+  fs::create_directory_symlink("src", work_ / "alias");
+  const Result once = run({"--no-cache", "--format", "json", "src"});
+  const Result many = run({"--no-cache", "--format", "json", "src", "alias", "src/train.py",
+                           (work_ / "src/train.py").string(), "./src/../src/train.py"});
+  EXPECT_EQ(parse_json(many)["diagnostics"].size(), parse_json(once)["diagnostics"].size());
+}
+
+// A folder that cannot be read is an error, named or met in a walk, never "no files found".
+TEST_F(Reliability, UnreadableFoldersAreErrors) {
+  if (::geteuid() == 0 && std::system("command -v setpriv >/dev/null") != 0)
+    GTEST_SKIP() << "root reads every folder, and setpriv is not there to drop it";
+  write("ok/train.py", training_script(1));
+  write("locked/train.py", training_script(2));
+  fs::permissions(work_ / "locked", fs::perms::none, fs::perm_options::replace);
+  fs::permissions(root_, fs::perms(0755), fs::perm_options::replace);
+  fs::permissions(work_, fs::perms(0777), fs::perm_options::replace);
+  const std::string as_user =
+      ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups" : "";
+  const Result named = run({"--no-cache", "locked"}, as_user);
+  EXPECT_EQ(named.status, 2);
+  EXPECT_NE(named.err.find("locked: cannot be read: Permission denied"), std::string::npos)
+      << named.err;
+  const Result walked = run({"--no-cache", "."}, as_user);
+  EXPECT_EQ(walked.status, 2);
+  EXPECT_NE(walked.err.find("locked: cannot be read"), std::string::npos) << walked.err;
+  EXPECT_NE(walked.out.find("ok/train.py"), std::string::npos);
+}
+
+// Messages name the real cause.
+TEST_F(Reliability, MissingPathsSayWhy) {
+  fs::create_symlink("loop_b.py", work_ / "loop_a.py");
+  fs::create_symlink("loop_a.py", work_ / "loop_b.py");
+  fs::create_symlink("gone.py", work_ / "dangling.py");
+  const Result r = run({"--no-cache", "loop_a.py", "dangling.py", "absent.py"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("loop_a.py: a symlink loop"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("dangling.py: a symlink to nothing"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("absent.py: no such file or directory"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace gpulint::testing

@@ -84,6 +84,16 @@ const IgnoreFiles::Directory& IgnoreFiles::directory(const fs::path& absolute) {
   if (fs::exists(dir.real / ".git", ec)) {
     if (const Matcher* repo = open_repository(dir.real)) dir.git = repo;
   }
+  // libgit2 reads each folder's `.gitignore` itself, and would block on a FIFO: below a folder
+  // whose ignore file is not a regular file, git's patterns are not applied, and the run says so.
+  for (const char* name : {".gitignore", ".ignore"}) {
+    const fs::file_status status = fs::status(dir.real / name, ec);
+    if (ec || !fs::exists(status) || fs::is_regular_file(status)) continue;
+    problems_.push_back((absolute / name).string() +
+                        ": not a regular file; its patterns are not applied (nor git's below it)");
+    dir.git = nullptr;
+    dir.dot_ignores.clear();
+  }
   if (fs::is_regular_file(dir.real / ".ignore", ec)) {
     if (const Matcher* own = load_dot_ignore(dir.real))
       dir.dot_ignores.insert(dir.dot_ignores.begin(), own);

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 struct git_repository;
@@ -26,6 +27,8 @@ class IgnoreFiles {
   // folders above it are found on the way, each looked at once: whether it holds `.git` or
   // `.ignore`.
   bool ignored(const std::filesystem::path& absolute, bool is_directory);
+  // Ignore files that could not be read (not regular files), one line each, since the last call.
+  std::vector<std::string> take_problems() { return std::exchange(problems_, {}); }
 
  private:
   // A git repository, or the patterns of one `.ignore` file loaded into an empty in-memory
@@ -47,6 +50,7 @@ class IgnoreFiles {
 
   std::map<std::filesystem::path, Directory> directories_;
   std::vector<std::unique_ptr<Matcher>> matchers_;
+  std::vector<std::string> problems_;
 };
 
 }  // namespace gpulint

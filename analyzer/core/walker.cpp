@@ -1,6 +1,9 @@
 #include "analyzer/core/walker.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <set>
 #include <system_error>
 
@@ -37,11 +40,17 @@ class Walk {
     return false;
   }
 
+  void take_ignore_problems() {
+    for (std::string& p : ignore_files_.take_problems()) result_.errors.push_back(std::move(p));
+  }
+
   void directory(const fs::path& dir, const fs::path& absolute, std::set<std::string>& files) {
     std::error_code ec;
-    fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+    // An unreadable folder is an error of the run, as an unreadable file is: its files would
+    // otherwise go unchecked without a word.
+    fs::directory_iterator it(dir, ec);
     if (ec) {
-      result_.errors.push_back(dir.string() + ": " + ec.message());
+      result_.errors.push_back(dir.string() + ": cannot be read: " + ec.message());
       return;
     }
     std::vector<fs::directory_entry> entries;
@@ -83,22 +92,42 @@ WalkResult collect_files(const std::vector<std::string>& paths, const WalkOption
   for (const std::string& given : paths) {
     std::error_code ec;
     fs::file_status status = fs::status(given, ec);
+    if (ec.value() == ELOOP) {
+      result.errors.push_back(given + ": a symlink loop (or more than 40 symlinks deep)");
+      continue;
+    }
     if (ec || !fs::exists(status)) {
-      result.errors.push_back(given + ": no such file or directory");
+      const bool dangling = fs::is_symlink(fs::symlink_status(given, ec));
+      result.errors.push_back(given + (dangling ? ": a symlink to nothing (its target is missing)"
+                                                : ": no such file or directory"));
       continue;
     }
     const fs::path absolute = fs::absolute(given, ec).lexically_normal();
     if (!fs::is_directory(status)) {
       if (!walk.named_file_skipped(absolute))
         files.insert(fs::path(given).lexically_normal().string());
+      walk.take_ignore_problems();
       continue;
     }
     size_t before = files.size();
     walk.directory(given, absolute, files);
+    walk.take_ignore_problems();
     if (files.size() == before) result.warnings.push_back(given + ": no Python files found");
   }
   result.files.assign(files.begin(), files.end());
   return result;
+}
+
+std::vector<std::string> distinct_files(const std::vector<std::string>& files) {
+  std::vector<std::string> out;
+  std::set<std::pair<dev_t, ino_t>> seen;
+  for (const std::string& path : files) {
+    struct stat st;
+    // What cannot be stat'ed is kept, for the reader to say why it cannot be read.
+    if (::stat(path.c_str(), &st) == 0 && !seen.insert({st.st_dev, st.st_ino}).second) continue;
+    out.push_back(path);
+  }
+  return out;
 }
 
 }  // namespace gpulint

@@ -29,4 +29,8 @@ struct WalkOptions {
 // environment.yml), skipping excluded and ignored files and folders and virtualenvs.
 WalkResult collect_files(const std::vector<std::string>& paths, const WalkOptions& options = {});
 
+// The files in order, each once: a path that names a file met before under another path (an
+// absolute and a relative path, a folder and a symlink to it) is left out, by device and inode.
+std::vector<std::string> distinct_files(const std::vector<std::string>& files);
+
 }  // namespace gpulint
