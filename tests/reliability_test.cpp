@@ -188,5 +188,31 @@ TEST_F(Reliability, MissingPathsSayWhy) {
   EXPECT_NE(r.err.find("absent.py: no such file or directory"), std::string::npos) << r.err;
 }
 
+// Lines end at LF, CRLF or a lone CR (classic Mac, which CPython reads): the same findings at
+// the same lines and columns whichever a file uses.
+TEST_F(Reliability, LineEndingsDoNotChangeFindings) {
+  const std::string lf = "# a comment on the first line\n" + training_script(1);
+  auto with = [&](const std::string& ending) {
+    std::string out;
+    for (char c : lf) out += c == '\n' ? ending : std::string(1, c);
+    return out;
+  };
+  write("lf.py", lf);
+  write("crlf.py", with("\r\n"));
+  write("cr.py", with("\r"));
+  auto places = [&](const char* name) {
+    std::vector<std::string> out;
+    const nlohmann::json report = parse_json(run({"--no-cache", "--format", "json", name}));
+    for (const auto& d : report["diagnostics"])
+      out.push_back(d["code"].get<std::string>() + "@" + std::to_string(d["line"].get<int>()) +
+                    ":" + std::to_string(d["column"].get<int>()));
+    return out;
+  };
+  const std::vector<std::string> expected = places("lf.py");
+  EXPECT_FALSE(expected.empty());
+  EXPECT_EQ(places("crlf.py"), expected);
+  EXPECT_EQ(places("cr.py"), expected);
+}
+
 }  // namespace
 }  // namespace gpulint::testing

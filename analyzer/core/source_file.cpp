@@ -7,6 +7,11 @@ namespace gpulint {
 
 SourceFile::SourceFile(std::string path, std::string bytes)
     : path_(std::move(path)), bytes_(std::move(bytes)) {
+  // A lone CR ends a line (classic Mac files, which CPython reads): it becomes an LF, byte for
+  // byte, so the parsers see the lines CPython sees and every offset stays the file's.
+  for (size_t cr = bytes_.find('\r'); cr != std::string::npos; cr = bytes_.find('\r', cr + 1)) {
+    if (cr + 1 == bytes_.size() || bytes_[cr + 1] != '\n') bytes_[cr] = '\n';
+  }
   line_starts_.push_back(0);
   const char* data = bytes_.data();
   const size_t size = bytes_.size();

@@ -17,7 +17,8 @@ struct Position {
   friend bool operator==(const Position&, const Position&) = default;
 };
 
-// The bytes of one file and its line index. Immutable once built.
+// The bytes of one file and its line index. Immutable once built. Lines end at LF, CRLF or a
+// lone CR; the text reads a lone CR as an LF (same offsets).
 class SourceFile {
  public:
   SourceFile(std::string path, std::string bytes);
