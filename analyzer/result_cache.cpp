@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -228,26 +230,30 @@ std::string ResultCache::save() {
   const std::vector<uint8_t> bytes =
       json::to_msgpack(json{{"magic", kMagic}, {"entries", entries}});
   std::error_code ec;
+  const fs::path root = file_.parent_path().parent_path();
+  const bool created = !fs::exists(root, ec);
   fs::create_directories(file_.parent_path(), ec);
   if (ec) return "cannot create " + file_.parent_path().string() + ": " + ec.message();
-  // Like Ruff's, the cache directory ignores itself, so it never shows up in `git status`.
-  const fs::path gitignore = file_.parent_path().parent_path() / ".gitignore";
-  if (!fs::exists(gitignore))
-    std::ofstream(gitignore) << "# Automatically created by gpulint.\n*\n";
+  // Like Ruff's, a cache directory ignores itself, so it never shows up in `git status`; only
+  // one gpulint made, though: `--cache-dir .` must not write `*` into a project's .gitignore.
+  if (created) std::ofstream(root / ".gitignore") << "# Automatically created by gpulint.\n*\n";
   const fs::path temp = file_.string() + ".tmp" + std::to_string(::getpid());
   {
     std::ofstream out(temp, std::ios::binary);
     out.write(reinterpret_cast<const char*>(bytes.data()),
               static_cast<std::streamsize>(bytes.size()));
     if (!out) {
+      const std::string cause = std::strerror(errno);
       fs::remove(temp, ec);
-      return "cannot write " + temp.string();
+      return "cannot write " + temp.string() + ": " + cause;
     }
   }
-  fs::rename(temp, file_, ec);
-  if (ec) {
+  if (::rename(temp.c_str(), file_.c_str()) != 0) {
+    const int cause = errno;
     fs::remove(temp, ec);
-    return "cannot write " + file_.string() + ": " + ec.message();
+    return "cannot write " + file_.string() + ": " +
+           (cause == EISDIR || fs::is_directory(file_, ec) ? "a directory is in its place"
+                                                           : std::strerror(cause));
   }
   return {};
 }

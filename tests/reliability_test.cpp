@@ -214,5 +214,32 @@ TEST_F(Reliability, LineEndingsDoNotChangeFindings) {
   EXPECT_EQ(places("cr.py"), expected);
 }
 
+// The cache writes its own .gitignore only into a folder it created: pointed at the project
+// root, it must not make git (and gpulint) ignore the whole repository.
+TEST_F(Reliability, TheCacheNeverWritesIntoTheProject) {
+  ASSERT_EQ(std::system(("git init -q " + quote(work_.string())).c_str()), 0);
+  write("train.py", training_script(1));
+  EXPECT_EQ(run({"."}, "GPULINT_CACHE_DIR=.").status, 1);
+  EXPECT_FALSE(fs::exists(work_ / ".gitignore"));
+  EXPECT_EQ(run({"."}, "GPULINT_CACHE_DIR=.").status, 1);  // still finds the file
+  EXPECT_EQ(run({"--cache-dir", "fresh", "."}).status, 1);
+  EXPECT_EQ(slurp(work_ / "fresh/.gitignore"), "# Automatically created by gpulint.\n*\n");
+}
+
+TEST_F(Reliability, ACacheFileThatIsAFolderSaysSo) {
+  write("train.py", training_script(1));
+  write("cache/keep", "");
+  const Result first = run({"--cache-dir", "cache", "train.py"});
+  fs::path results;
+  for (const auto& e : fs::recursive_directory_iterator(work_ / "cache"))
+    if (e.path().filename() == "results.msgpack") results = e.path();
+  ASSERT_FALSE(results.empty()) << first.err;
+  fs::remove(results);
+  fs::create_directory(results);
+  write("train.py", training_script(2));
+  const Result r = run({"--cache-dir", "cache", "train.py"});
+  EXPECT_NE(r.err.find("a directory is in its place"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace gpulint::testing
