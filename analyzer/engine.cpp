@@ -189,6 +189,34 @@ void report_unused_suppressions(const SourceFile& file, const std::vector<const 
   }
 }
 
+// GL002: a code in a suppression comment that names no rule (`GL999`, a typo, another tool's
+// code in `gpulint: ignore[...]`) suppresses nothing and says nothing; judged against every
+// rule gpulint has, enabled or not.
+void report_unknown_suppression_codes(const SourceFile& file, const RuleSet& rule_set,
+                                      const Suppressions& suppressions,
+                                      std::vector<Diagnostic>& out) {
+  const std::vector<const Rule*>& rules = rule_set.rules;
+  auto gl002 = std::find_if(rules.begin(), rules.end(), [](const Rule* r) {
+    return r->info.kind == RuleKind::SuppressionCodes;
+  });
+  if (gl002 == rules.end() || rule_set.known.empty()) return;
+  auto known = [&](const std::string& code) {
+    return std::any_of(rule_set.known.begin(), rule_set.known.end(),
+                       [&](const Rule* r) { return r->info.code.starts_with(code); });
+  };
+  for (const auto& [span, code] : suppressions.unknown_codes(known)) {
+    Diagnostic d;
+    d.code = (*gl002)->info.code;
+    d.name = (*gl002)->info.name;
+    d.severity = (*gl002)->info.severity;
+    d.message = "suppression comment names `" + code + "`, which is no gpulint rule";
+    d.help = (*gl002)->info.help;
+    d.location = locate(file, span);
+    d.source_line = file.line_text(d.location.start.line);
+    out.push_back(std::move(d));
+  }
+}
+
 // Unit tests and their fixtures: `tests/`, `test_*.py`, `*_test.py`, `conftest.py`.
 bool is_test_path(std::string_view path) {
   if (path.starts_with("tests/") || path.find("/tests/") != std::string_view::npos) return true;
@@ -242,6 +270,7 @@ std::vector<Diagnostic> lint_model(const SourceFile& file, const StepModel& mode
     }
   }
   report_unused_suppressions(file, rules, suppressions, out);
+  report_unknown_suppression_codes(file, rule_set, suppressions, out);
   std::sort(out.begin(), out.end(), diagnostic_less);
   return out;
 }
@@ -357,7 +386,7 @@ void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome
 }  // namespace
 
 std::vector<Diagnostic> lint_source(const SourceFile& file, const std::vector<const Rule*>& rules) {
-  return lint_source(file, RuleSet{rules, {}, {}});
+  return lint_source(file, RuleSet{rules, {}, {}, {}});
 }
 
 std::vector<Diagnostic> lint_source(const SourceFile& file, const RuleSet& rule_set) {
@@ -368,7 +397,7 @@ LintResult lint_files(const std::vector<std::string>& paths, const LintOptions& 
   unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = std::min<unsigned>(jobs, std::max<size_t>(1, paths.size()));
   std::vector<FileOutcome> outcomes(paths.size());
-  const RuleSet defaults{options.rules, {}, {}};
+  const RuleSet defaults{options.rules, {}, {}, {}};
   auto rule_set_of = [&](const std::string& path) -> const RuleSet& {
     const RuleSet* own = options.rule_set_for ? options.rule_set_for(path) : nullptr;
     return own != nullptr ? *own : defaults;

@@ -100,7 +100,15 @@ std::string render_report(std::string_view format, const LintResult& result,
 ProjectOptions project_options(const CheckOptions& options) {
   ProjectOptions project;
   if (!options.config.empty()) project.config = options.config;
-  if (!options.select.empty()) project.command_line.select = split_codes(options.select);
+  if (!options.select.empty()) {
+    project.command_line.select = split_codes(options.select);
+    // `--select "$RULES"` with the variable unset would switch every rule off, silently.
+    if (project.command_line.select->empty()) {
+      throw std::invalid_argument(
+          "--select names no rule (an empty value selects nothing; leave it out for the "
+          "defaults, or name rules: --select GL1,GL201)");
+    }
+  }
   project.command_line.extend_select = split_codes(options.extend_select);
   project.command_line.ignore = split_codes(options.ignore);
   project.no_ignore = options.no_ignore;

@@ -255,7 +255,11 @@ int verify_paths(const VerifyOptions& options) {
   }
   ProjectOptions project_options;
   if (!options.config.empty()) project_options.config = options.config;
-  if (!options.select.empty()) project_options.command_line.select = split_codes(options.select);
+  if (!options.select.empty()) {
+    project_options.command_line.select = split_codes(options.select);
+    if (project_options.command_line.select->empty())
+      throw Stop{kExitError, "--select names no rule (an empty value selects nothing)"};
+  }
   project_options.command_line.ignore = split_codes(options.ignore);
   Project project(project_options);
   std::vector<std::string> files, path_errors;

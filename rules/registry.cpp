@@ -8,6 +8,7 @@ namespace rules {
 // One line per rule, in code order.
 extern const Rule GL000;
 extern const Rule GL001;
+extern const Rule GL002;
 extern const Rule GL101;
 extern const Rule GL102;
 extern const Rule GL103;
@@ -44,7 +45,7 @@ extern const Rule GL509;
 std::span<const Rule* const> all_rules() {
   static const std::vector<const Rule*> kRules = [] {
     std::vector<const Rule*> rules = {
-        &rules::GL000, &rules::GL001, &rules::GL101, &rules::GL102, &rules::GL103, &rules::GL104,
+        &rules::GL000, &rules::GL001, &rules::GL002, &rules::GL101, &rules::GL102, &rules::GL103, &rules::GL104,
         &rules::GL105, &rules::GL106, &rules::GL107, &rules::GL201, &rules::GL202, &rules::GL203,
         &rules::GL204, &rules::GL205, &rules::GL206, &rules::GL301, &rules::GL302, &rules::GL303,
         &rules::GL304, &rules::GL401, &rules::GL402, &rules::GL403, &rules::GL404, &rules::GL405,

@@ -43,6 +43,7 @@ inline std::set<std::string> directive_codes(std::string_view text) {
 // `marked`: the codes of the unit's markers; `directed`: those of its directives.
 inline RuleSet rule_set(const std::set<std::string>& marked, const std::set<std::string>& directed) {
   RuleSet set;
+  set.known = all_rules();
   for (const Rule* rule : all_rules()) {
     const std::string code(rule->info.code);
     const bool selected =

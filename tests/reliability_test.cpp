@@ -241,5 +241,17 @@ TEST_F(Reliability, ACacheFileThatIsAFolderSaysSo) {
   EXPECT_NE(r.err.find("a directory is in its place"), std::string::npos) << r.err;
 }
 
+// An empty selection (`--select "$RULES"` with the variable unset) is an error, not a run of
+// no rules that passes.
+TEST_F(Reliability, ASelectionOfNothingIsAnError) {
+  write("train.py", training_script(1));
+  for (const char* select : {"", ",", " , "}) {
+    const Result r = run({"--select", select, "train.py"});
+    EXPECT_EQ(r.status, 2) << "--select '" << select << "'";
+    EXPECT_NE(r.err.find("--select names no rule"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(run({"--select", "GL1", "train.py"}).status, 1);
+}
+
 }  // namespace
 }  // namespace gpulint::testing

@@ -264,6 +264,7 @@ RuleSet resolve_rule_set(std::span<const Rule* const> rules, const ConfigFile* c
   if (config != nullptr) layers.push_back(config->selection);
   layers.push_back(command_line);
   RuleSet set;
+  set.known = rules;
   set.rules = Selection::resolve(rules, layers).enabled();
   if (config != nullptr) {
     for (const PerFileIgnore& entry : config->per_file_ignores) {

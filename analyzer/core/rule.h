@@ -18,7 +18,8 @@ enum class Precision { VeryHigh, High, Medium, Low };
 // What a rule's findings are about. Most are about the code; GL000's about the file's syntax
 // (SARIF states them as notifications, not results); GL001's about the run's suppression
 // comments, which only the engine can judge, once every other rule has run.
-enum class RuleKind : uint8_t { Code, Syntax, Suppressions };
+// GL002's about the codes suppression comments name, which only the rule table can judge.
+enum class RuleKind : uint8_t { Code, Syntax, Suppressions, SuppressionCodes };
 
 // What a rule is, independent of any finding. `docs` is Markdown with the sections
 // "What it does", "Why is this bad", "Example", "Use instead".

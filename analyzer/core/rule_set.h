@@ -1,5 +1,6 @@
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@ struct RuleSet {
   std::vector<const Rule*> rules;                // enabled, in code order
   std::vector<std::string> explicitly_selected;  // codes a select named in full (opt-in forms)
   RuleOptions options;                           // `explicitly_selected` is set per rule
+  // Every rule gpulint has, enabled or not: a suppression naming none of them is a mistake.
+  std::span<const Rule* const> known;
 };
 
 }  // namespace gpulint

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analyzer/core/source_file.h"
@@ -24,6 +25,17 @@ class Suppressions {
   bool suppressed(std::string_view code, uint32_t line);
   // Comments that suppressed nothing, among those whose codes are all enabled (a comment for
   // a rule that did not run cannot be judged), for GL001.
+  // Codes that name no rule (`GL999`, `BOGUS`: `known` says which do), with their comments.
+  template <class Known>
+  std::vector<std::pair<Span, std::string>> unknown_codes(Known&& known) const {
+    std::vector<std::pair<Span, std::string>> out;
+    for (const Entry& e : entries_) {
+      for (const std::string& c : e.codes) {
+        if (!known(c)) out.emplace_back(e.comment, c);
+      }
+    }
+    return out;
+  }
   template <class Enabled>
   std::vector<Span> unused(Enabled&& enabled) const {
     std::vector<Span> out;
