@@ -253,5 +253,25 @@ TEST_F(Reliability, ASelectionOfNothingIsAnError) {
   EXPECT_EQ(run({"--select", "GL1", "train.py"}).status, 1);
 }
 
+// CUDA C++ is C++, named directly or found in a walk: not Python with a bogus GL000.
+TEST_F(Reliability, CudaSourcesAreCpp) {
+  const std::string loop =
+      slurp(fs::path(GPULINT_SOURCE_DIR) / "fixtures/cpp/GL101_item_in_loop.cpp");
+  write("ext/scale.cu",
+        "__global__ void scale(float* x, float s) { x[threadIdx.x] *= s; }\n"
+        "void launch(float* x) { scale<<<1, 256>>>(x, 2.0f); }\n" +
+            loop);
+  write("ext/scale.cuh", "__global__ void scale(float* x, float s);\n");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"ext/scale.cu", "ext/scale.cuh"}, {"ext"}}) {
+    std::vector<std::string> full = {"--no-cache", "--format", "json"};
+    full.insert(full.end(), args.begin(), args.end());
+    const nlohmann::json report = parse_json(run(full));
+    std::set<std::string> seen = codes(report);
+    EXPECT_TRUE(seen.count("GL101")) << report.dump();
+    EXPECT_FALSE(seen.count("GL000")) << report.dump();
+  }
+}
+
 }  // namespace
 }  // namespace gpulint::testing

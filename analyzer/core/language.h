@@ -24,11 +24,12 @@ inline std::string_view filename_of(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-// The language of a file found while walking a directory, by its name; none: not ours.
+// The language of a file by its name, found in a walk or named directly; none: not ours (a
+// file named directly is then read as Python). CUDA C++ (`.cu`, `.cuh`) is C++.
 inline std::optional<Language> language_of(std::string_view filename) {
   if (is_dependency_file(filename)) return Language::Dependencies;
   if (filename.ends_with(".py")) return Language::Python;
-  for (std::string_view ext : {".cpp", ".cc", ".cxx", ".h", ".hpp"}) {
+  for (std::string_view ext : {".cpp", ".cc", ".cxx", ".h", ".hpp", ".hh", ".hxx", ".cu", ".cuh"}) {
     if (filename.ends_with(ext)) return Language::Cpp;
   }
   return std::nullopt;
