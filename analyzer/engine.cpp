@@ -139,9 +139,27 @@ FileOutcome lint_path(const std::string& path, const RuleSet& rules, const Inbou
     return outcome;
   }
   std::string bytes = std::move(read.bytes);
+  if (std::string_view utf16 = utf16_kind(bytes); !utf16.empty()) {
+    outcome.error =
+        FileError{path, std::string(utf16) + "; gpulint reads UTF-8 (re-encode it); skipped"};
+    return outcome;
+  }
   if (looks_binary(bytes)) {
     outcome.error = FileError{path, "looks like a binary file (it holds NUL bytes); skipped"};
     return outcome;
+  }
+  // PEP 263: a Python file in another encoding says so on its first or second line.
+  bool re_encoded = false;
+  if (!language_of(filename_of(path)) || language_of(filename_of(path)) == Language::Python) {
+    if (const std::string coding = declared_coding(bytes); !coding.empty()) {
+      const size_t before = bytes.size();
+      const std::string original = bytes;
+      if (std::string problem = decode_to_utf8(bytes, coding); !problem.empty()) {
+        outcome.error = FileError{path, problem + "; skipped"};
+        return outcome;
+      }
+      re_encoded = bytes != original || bytes.size() != before;
+    }
   }
   if (int64_t bad = first_invalid_utf8(bytes); bad >= 0) {
     SourceFile file(path, std::move(bytes));
@@ -158,6 +176,10 @@ FileOutcome lint_path(const std::string& path, const RuleSet& rules, const Inbou
   const SourceFile file(path, std::move(bytes));
   const StepModel model = build_model(file, inbound);
   outcome.diagnostics = lint_model(file, model, rules);
+  // Fixes address the UTF-8 text; in a file of another encoding its bytes lie elsewhere.
+  if (re_encoded) {
+    for (Diagnostic& d : outcome.diagnostics) d.fix.reset();
+  }
   outcome.links = links_of(file, model);
   if (cache != nullptr) cache->store(key, outcome);
   return outcome;

@@ -273,5 +273,50 @@ TEST_F(Reliability, CudaSourcesAreCpp) {
   }
 }
 
+// PEP 263: a Python file that declares its encoding is read in it; its findings are those of
+// the same text in UTF-8, at the same lines and columns (without fixes: their byte offsets
+// would be the UTF-8 text's, not the file's).
+TEST_F(Reliability, DeclaredEncodingsAreDecoded) {
+  const std::string body = "# caf\xC3\xA9 au lait\n" + training_script(1);
+  write("utf8.py", "# -*- coding: utf-8 -*-\n" + body);
+  std::string latin = "# -*- coding: latin-1 -*-\n" + body;
+  latin.replace(latin.find("\xC3\xA9"), 2, "\xE9");
+  write("latin.py", latin);
+  write("unknown.py", "# coding: klingon\nx = 1\n");
+  auto places = [&](const char* name) {
+    const nlohmann::json report = parse_json(run({"--no-cache", "--format", "json", name}));
+    std::vector<std::string> out;
+    for (const auto& d : report["diagnostics"]) {
+      out.push_back(d["code"].get<std::string>() + "@" + std::to_string(d["line"].get<int>()) +
+                    ":" + std::to_string(d["column"].get<int>()));
+    }
+    return out;
+  };
+  EXPECT_FALSE(places("utf8.py").empty());
+  EXPECT_EQ(places("latin.py"), places("utf8.py"));
+  const Result unknown = run({"--no-cache", "unknown.py"});
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.err.find("declares the encoding `klingon`"), std::string::npos);
+}
+
+// UTF-16 is named as such, not as "binary" or "NUL bytes".
+TEST_F(Reliability, Utf16IsNamed) {
+  const std::string text = training_script(1);
+  std::string le = "\xFF\xFE", bare;
+  for (char c : text) {
+    le += c;
+    le += '\0';
+    bare += c;
+    bare += '\0';
+  }
+  write("bom.py", le);
+  write("bare.py", bare);
+  for (const char* name : {"bom.py", "bare.py"}) {
+    const Result r = run({"--no-cache", name});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("UTF-16 text"), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace gpulint::testing

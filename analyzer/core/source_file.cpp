@@ -93,4 +93,22 @@ bool looks_binary(std::string_view text) {
   return text.substr(0, 8192).find('\0') != std::string_view::npos;
 }
 
+std::string_view utf16_kind(std::string_view text) {
+  using namespace std::string_view_literals;  // the marks hold NULs: lengths from the literals
+  if (text.starts_with("\xFF\xFE\0\0"sv) || text.starts_with("\0\0\xFE\xFF"sv))
+    return "UTF-32 text (it starts with a UTF-32 byte-order mark)";
+  if (text.starts_with("\xFF\xFE") || text.starts_with("\xFE\xFF"))
+    return "UTF-16 text (it starts with a UTF-16 byte-order mark)";
+  // ASCII written as UTF-16 without a mark: a NUL in every other byte.
+  const std::string_view head = text.substr(0, 512);
+  size_t even = 0, odd = 0;
+  for (size_t i = 0; i < head.size(); ++i) (i % 2 ? odd : even) += head[i] == '\0';
+  const size_t half = head.size() / 2;
+  if (head.size() >= 8 &&
+      ((even * 10 >= half * 9 && odd == 0) || (odd * 10 >= half * 9 && even == 0))) {
+    return "UTF-16 text (a NUL in every other byte)";
+  }
+  return {};
+}
+
 }  // namespace gpulint

@@ -48,5 +48,8 @@ class SourceFile {
 int64_t first_invalid_utf8(std::string_view text);
 // True when the bytes look like a binary file (a NUL byte in the first 8 KiB, as git decides).
 bool looks_binary(std::string_view text);
+// "UTF-16 text (...)" when the text is UTF-16 or UTF-32 (a byte-order mark, or a NUL in every
+// other byte); empty otherwise.
+std::string_view utf16_kind(std::string_view text);
 
 }  // namespace gpulint
