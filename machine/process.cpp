@@ -22,6 +22,12 @@ void forward_signal(int signal, siginfo_t* info, void*) {
   if (child > 0 && info->si_code != SI_KERNEL) ::kill(child, signal);
 }
 
+// The signals that end a process by default and that a user or a supervisor sends to stop a
+// run (a closed terminal's SIGHUP among them): gpulint passes each on to the child and waits,
+// so the child is never left running alone.
+constexpr int kForwarded[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM};
+constexpr size_t kForwardedCount = sizeof kForwarded / sizeof kForwarded[0];
+
 std::vector<char*> c_args(const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
@@ -98,18 +104,18 @@ ChildExit run_inheriting_stdio(const std::vector<std::string>& argv) {
   // and the store would find no child to pass to, and be lost while gpulint waits on.
   sigset_t held, old_mask;
   sigemptyset(&held);
-  sigaddset(&held, SIGINT);
-  sigaddset(&held, SIGTERM);
+  for (int s : kForwarded) sigaddset(&held, s);
   ::pthread_sigmask(SIG_BLOCK, &held, &old_mask);
-  struct sigaction old_int = {}, old_term = {};
-  ::sigaction(SIGINT, &forward, &old_int);
-  ::sigaction(SIGTERM, &forward, &old_term);
+  struct sigaction old[kForwardedCount] = {};
+  for (size_t i = 0; i < kForwardedCount; ++i) ::sigaction(kForwarded[i], &forward, &old[i]);
+  auto restore = [&] {
+    for (size_t i = 0; i < kForwardedCount; ++i) ::sigaction(kForwarded[i], &old[i], nullptr);
+  };
 
   const pid_t pid = spawn(
       argv,
       [&] {
-        ::sigaction(SIGINT, &old_int, nullptr);
-        ::sigaction(SIGTERM, &old_term, nullptr);
+        restore();
         ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
       },
       &result.error, &result.code);
@@ -119,8 +125,7 @@ ChildExit run_inheriting_stdio(const std::vector<std::string>& argv) {
     result.code = wait_for(pid);
     g_child.store(0);
   }
-  ::sigaction(SIGINT, &old_int, nullptr);
-  ::sigaction(SIGTERM, &old_term, nullptr);
+  restore();
   return result;
 }
 

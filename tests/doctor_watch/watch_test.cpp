@@ -3,9 +3,11 @@
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <cstring>
 
 #include <chrono>
 #include <cmath>
@@ -124,8 +126,14 @@ TEST(WatchCli, MissingCommandIs127) {
   EXPECT_NE(run.err.find("cannot run 'gpulint-no-such-command'"), std::string::npos) << run.err;
 }
 
-TEST(WatchCli, ForwardsSigtermToTheCommand) {
-  // The child turns SIGTERM into exit 42; gpulint must pass the signal on and return that.
+// The child turns the signal into exit 42; gpulint must pass it on (not die of it, leaving the
+// child running alone) and return that. SIGHUP is what a closed terminal or ssh sends.
+class WatchForwards : public ::testing::TestWithParam<int> {};
+
+TEST_P(WatchForwards, TheSignalToTheCommand) {
+  const int signal = GetParam();
+  const std::string trap = "trap 'exit 42' " + std::string(sigabbrev_np(signal)) +
+                           "; echo ready; while :; do sleep 0.05; done";
   int out[2];
   ASSERT_EQ(::pipe(out), 0);
   const pid_t pid = ::fork();
@@ -133,20 +141,25 @@ TEST(WatchCli, ForwardsSigtermToTheCommand) {
   if (pid == 0) {
     ::dup2(out[1], STDOUT_FILENO);
     ::close(out[0]);
-    ::execl(GPULINT_BINARY, GPULINT_BINARY, "watch", "--", "sh", "-c",
-            "trap 'exit 42' TERM; echo ready; while :; do sleep 0.05; done", nullptr);
+    ::execl(GPULINT_BINARY, GPULINT_BINARY, "watch", "--", "sh", "-c", trap.c_str(), nullptr);
     ::_exit(99);
   }
   ::close(out[1]);
   char ready[6] = {};
   ASSERT_EQ(::read(out[0], ready, 6), 6);  // the child has set its trap
   ::close(out[0]);
-  ASSERT_EQ(::kill(pid, SIGTERM), 0);
+  ASSERT_EQ(::kill(pid, signal), 0);
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status)) << "gpulint died of the signal instead of passing it on";
   EXPECT_EQ(WEXITSTATUS(status), 42);
 }
+
+INSTANTIATE_TEST_SUITE_P(WatchCli, WatchForwards,
+                         ::testing::Values(SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return std::string(sigabbrev_np(info.param));
+                         });
 
 }  // namespace
 }  // namespace gpulint::system
