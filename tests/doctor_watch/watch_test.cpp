@@ -3,14 +3,13 @@
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
-
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <cstring>
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <thread>
 
 #include "machine/process.h"
