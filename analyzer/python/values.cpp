@@ -18,7 +18,7 @@ bool Builder::is_tensor_expr(Node n, int depth) const {
   }
   if (sym == s_.parenthesized_expression) return is_tensor_expr(n.named_child(0), depth + 1);
   if (sym == s_.attribute) {
-    std::string name = dotted(n);
+    const std::string_view name = dotted_view(n);
     if (!name.empty() && tensor_names_.count(name)) return true;
     Node attr = field(n, s_.f_attribute);
     std::string_view a = null(attr) ? std::string_view{} : text(attr);
@@ -36,7 +36,7 @@ bool Builder::is_tensor_expr(Node n, int depth) const {
   }
   if (sym == s_.unary_operator) return is_tensor_expr(field(n, s_.f_argument), depth + 1);
   if (sym == s_.call) {
-    std::string name(callee_name(n));
+    const std::string_view name = callee_name(n);
     if (!name.empty()) {
       if (is_tensor_function(name) || model_names_.count(name) || loss_names_.count(name) ||
           module_names_.count(name)) {
@@ -335,7 +335,7 @@ bool Builder::is_graph_expr(Node n, int depth) const {
   if (is(n, s_.attribute)) {
     Node attr = field(n, s_.f_attribute);
     if (!null(attr) && text(attr) == "loss") return true;
-    return grad_names_.count(dotted(n)) > 0;
+    return grad_names_.count(dotted_view(n)) > 0;
   }
   if (is(n, s_.binary_operator)) {
     return is_graph_expr(field(n, s_.f_left), depth + 1) ||
@@ -349,7 +349,7 @@ bool Builder::is_graph_expr(Node n, int depth) const {
         method == "long" || method == "bool") {
       return false;
     }
-    std::string callee(callee_name(n));
+    const std::string_view callee = callee_name(n);
     if (!callee.empty() &&
         (model_names_.count(callee) || loss_names_.count(callee) || is_functional_loss(callee))) {
       return true;
@@ -479,7 +479,7 @@ DeviceTarget Builder::classify_device(Node n, int depth) const {
                                    : DeviceTarget::MaybeCuda;
   }
   if (is(n, s_.call)) {
-    std::string callee(callee_name(n));
+    const std::string_view callee = callee_name(n);
     if (last_component(callee) == "device") {
       Node args = field(n, s_.f_arguments);
       Node first = null(args) ? Node{} : args.named_child(0);
@@ -528,7 +528,7 @@ bool Builder::is_device_expr(Node n) const {
     return last_component(callee) == "device" || returns_device(callee);
   }
   if (is(n, s_.identifier) || is(n, s_.attribute)) {
-    std::string name = dotted(n);
+    const std::string_view name = dotted_view(n);
     if (device_names_.count(name)) return true;
     std::string_view tail = last_component(name);
     return looks_like_device(name) && tail.find("dtype") == std::string_view::npos;
