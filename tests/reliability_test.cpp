@@ -318,5 +318,21 @@ TEST_F(Reliability, Utf16IsNamed) {
   }
 }
 
+// Every input the fuzzers once crashed on (fuzz/regressions/) lints without a crash. The
+// sanitizer build (fuzz/README.md) re-runs them too; this holds them in every build.
+TEST_F(Reliability, FuzzRegressionsLintWithoutCrashing) {
+  const fs::path dir = fs::path(GPULINT_SOURCE_DIR) / "fuzz/regressions";
+  size_t seen = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    // Inputs without an extension are Python's (the first fuzz target's).
+    const std::string ext = entry.path().extension().string();
+    write("input" + (ext.empty() ? std::string(".py") : ext), slurp(entry.path()));
+    const Result r = run({"--no-cache", "input" + (ext.empty() ? std::string(".py") : ext)});
+    EXPECT_LE(r.status, 2) << entry.path();
+    ++seen;
+  }
+  EXPECT_GE(seen, 2u);
+}
+
 }  // namespace
 }  // namespace gpulint::testing

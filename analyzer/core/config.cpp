@@ -1,5 +1,7 @@
 #include "analyzer/core/config.h"
 
+#include "analyzer/core/file_reading.h"
+
 #include <toml++/toml.h>
 #include <algorithm>
 #include <fstream>
@@ -167,14 +169,6 @@ class Reader {
   std::span<const Rule* const> rules_;
 };
 
-std::optional<std::string> read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) return std::nullopt;
-  return text;
-}
-
 bool matches_any(const std::vector<PathGlob>& globs, const fs::path& absolute) {
   return std::any_of(globs.begin(), globs.end(),
                      [&](const PathGlob& g) { return g.matches(absolute); });
@@ -193,11 +187,17 @@ const std::vector<std::string>& default_excludes() {
 }
 
 std::optional<ConfigFile> load_config(const fs::path& file, std::span<const Rule* const> rules) {
-  std::optional<std::string> text = read_text(file);
-  if (!text) throw ConfigError(file.string() + ": cannot be read");
+  // A config file is read as inputs are: a FIFO in its place must not hang the run.
+  FileRead read = read_regular_file(file.string());
+  if (!read.error.empty()) throw ConfigError(file.string() + ": " + read.error);
+  return parse_config(read.bytes, file, rules);
+}
+
+std::optional<ConfigFile> parse_config(std::string_view text, const fs::path& file,
+                                       std::span<const Rule* const> rules) {
   toml::table document;
   try {
-    document = toml::parse(*text, file.string());
+    document = toml::parse(text, file.string());
   } catch (const toml::parse_error& e) {
     fail(file, e.source(), std::string(e.description()));
   }

@@ -54,6 +54,9 @@ const std::vector<std::string>& default_excludes();
 // ConfigError for bad TOML, unknown keys, wrong types and selectors that match no rule.
 std::optional<ConfigFile> load_config(const std::filesystem::path& file,
                                       std::span<const Rule* const> rules);
+// The same for a config file's text, `file` naming it (its name says which kind it is).
+std::optional<ConfigFile> parse_config(std::string_view text, const std::filesystem::path& file,
+                                       std::span<const Rule* const> rules);
 
 // Finds and caches the config governing each file. With an explicit `--config`, that one
 // governs every file.

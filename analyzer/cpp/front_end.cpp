@@ -1263,7 +1263,8 @@ class Builder {
         l.num_workers.state = Value::State::Unknown;
       }
     }
-    loader_of_call_[ts_node_start_byte(n)] = loader;
+    // Options text that is no options chain (broken code) makes no loader.
+    if (loader >= 0) loader_of_call_[ts_node_start_byte(n)] = loader;
   }
 
   // ---- the end -------------------------------------------------------------------------
