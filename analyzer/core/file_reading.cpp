@@ -113,21 +113,23 @@ FileRead read_regular_file(const std::string& path, uint64_t limit) {
     out.error = describe_size(static_cast<uint64_t>(st.st_size)) + ", over the " +
                 describe_size(limit) + " limit (--max-file-size); skipped";
   } else {
+    // The size fstat gave, read in place; past it (a file that grows while it is read) through a
+    // small buffer, up to the limit and no further.
     out.bytes.resize(static_cast<size_t>(st.st_size));
     size_t have = 0;
-    // A file that grows while it is read is read up to the limit, no further.
-    while (true) {
-      if (have == out.bytes.size()) {
-        if (out.bytes.size() > limit) break;
-        out.bytes.resize(std::max<size_t>(out.bytes.size() * 2, 4096));
-      }
-      const ssize_t n = ::read(fd, out.bytes.data() + have, out.bytes.size() - have);
+    char more[4096];
+    while (have <= limit) {
+      const bool in_place = have < out.bytes.size();
+      char* into = in_place ? out.bytes.data() + have : more;
+      const size_t room = in_place ? out.bytes.size() - have : sizeof more;
+      const ssize_t n = ::read(fd, into, room);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) {
         out.error = std::string("read error: ") + std::strerror(errno);
         break;
       }
       if (n == 0) break;
+      if (!in_place) out.bytes.append(more, static_cast<size_t>(n));
       have += static_cast<size_t>(n);
     }
     out.bytes.resize(have);
