@@ -185,6 +185,20 @@ FileOutcome lint_path(const std::string& path, const RuleSet& rules, const Inbou
   return outcome;
 }
 
+// A finding of a rule the engine reports itself (the suppression rules), at `span`.
+Diagnostic engine_diagnostic(const Rule& rule, const SourceFile& file, Span span,
+                             std::string message) {
+  Diagnostic d;
+  d.code = rule.info.code;
+  d.name = rule.info.name;
+  d.severity = rule.info.severity;
+  d.message = std::move(message);
+  d.help = rule.info.help;
+  d.location = locate(file, span);
+  d.source_line = file.line_text(d.location.start.line);
+  return d;
+}
+
 // The suppressions rule (GL001) needs every other rule's findings, so the engine, not the rule,
 // reports it.
 void report_unused_suppressions(const SourceFile& file, const std::vector<const Rule*>& rules,
@@ -197,14 +211,7 @@ void report_unused_suppressions(const SourceFile& file, const std::vector<const 
                        [&](const Rule* r) { return r->info.code.starts_with(code); });
   };
   for (Span span : suppressions.unused(enabled)) {
-    Diagnostic d;
-    d.code = (*gl001)->info.code;
-    d.name = (*gl001)->info.name;
-    d.severity = (*gl001)->info.severity;
-    d.message = "suppression comment suppresses nothing";
-    d.help = (*gl001)->info.help;
-    d.location = locate(file, span);
-    d.source_line = file.line_text(d.location.start.line);
+    Diagnostic d = engine_diagnostic(**gl001, file, span, "suppression comment suppresses nothing");
     d.fix = locate_edits(file,
                          Fix{"remove the suppression comment", Applicability::Safe, {{span, ""}}});
     out.push_back(std::move(d));
@@ -227,15 +234,8 @@ void report_unknown_suppression_codes(const SourceFile& file, const RuleSet& rul
                        [&](const Rule* r) { return r->info.code.starts_with(code); });
   };
   for (const auto& [span, code] : suppressions.unknown_codes(known)) {
-    Diagnostic d;
-    d.code = (*gl002)->info.code;
-    d.name = (*gl002)->info.name;
-    d.severity = (*gl002)->info.severity;
-    d.message = "suppression comment names `" + code + "`, which is no gpulint rule";
-    d.help = (*gl002)->info.help;
-    d.location = locate(file, span);
-    d.source_line = file.line_text(d.location.start.line);
-    out.push_back(std::move(d));
+    out.push_back(engine_diagnostic(
+        **gl002, file, span, "suppression comment names `" + code + "`, which is no gpulint rule"));
   }
 }
 

@@ -23,6 +23,17 @@ class Reliability : public GpulintRun {
            "    opt.step()\n"
            "    print(loss.item())\n";
   }
+
+  // Each finding of one file as CODE@line:column, in report order.
+  std::vector<std::string> places(const char* name) {
+    const nlohmann::json report = parse_json(run({"--no-cache", "--format", "json", name}));
+    std::vector<std::string> out;
+    for (const auto& d : report["diagnostics"]) {
+      out.push_back(d["code"].get<std::string>() + "@" + std::to_string(d["line"].get<int>()) +
+                    ":" + std::to_string(d["column"].get<int>()));
+    }
+    return out;
+  }
 };
 
 // Clang enters the database entry's directory for its file; other workers of the same run open
@@ -200,14 +211,7 @@ TEST_F(Reliability, LineEndingsDoNotChangeFindings) {
   write("lf.py", lf);
   write("crlf.py", with("\r\n"));
   write("cr.py", with("\r"));
-  auto places = [&](const char* name) {
-    std::vector<std::string> out;
-    const nlohmann::json report = parse_json(run({"--no-cache", "--format", "json", name}));
-    for (const auto& d : report["diagnostics"])
-      out.push_back(d["code"].get<std::string>() + "@" + std::to_string(d["line"].get<int>()) +
-                    ":" + std::to_string(d["column"].get<int>()));
-    return out;
-  };
+
   const std::vector<std::string> expected = places("lf.py");
   EXPECT_FALSE(expected.empty());
   EXPECT_EQ(places("crlf.py"), expected);
@@ -283,15 +287,7 @@ TEST_F(Reliability, DeclaredEncodingsAreDecoded) {
   latin.replace(latin.find("\xC3\xA9"), 2, "\xE9");
   write("latin.py", latin);
   write("unknown.py", "# coding: klingon\nx = 1\n");
-  auto places = [&](const char* name) {
-    const nlohmann::json report = parse_json(run({"--no-cache", "--format", "json", name}));
-    std::vector<std::string> out;
-    for (const auto& d : report["diagnostics"]) {
-      out.push_back(d["code"].get<std::string>() + "@" + std::to_string(d["line"].get<int>()) +
-                    ":" + std::to_string(d["column"].get<int>()));
-    }
-    return out;
-  };
+
   EXPECT_FALSE(places("utf8.py").empty());
   EXPECT_EQ(places("latin.py"), places("utf8.py"));
   const Result unknown = run({"--no-cache", "unknown.py"});
