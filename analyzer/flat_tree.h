@@ -8,6 +8,8 @@
 #include <tree_sitter/api.h>
 
 #include <cstdint>
+#include <span>
+#include <string_view>
 
 #include "analyzer/flatten.h"
 #include "analyzer/syntax_tree.h"
@@ -54,6 +56,11 @@ class FlatTree {
   // Consumes the parse: it is deleted while it is copied. Throws std::bad_alloc when memory runs
   // out.
   FlatTree(SyntaxTree tree, const TSLanguage* language);
+  // Parses `text` a part at a time, the parts cut at `cuts` (places between top-level
+  // statements), each part copied and freed before the next is parsed: the text's tree never
+  // exists whole. A syntax error is recovered from within its part. The root is null when the
+  // parser gives up.
+  FlatTree(const TSLanguage* language, std::string_view text, std::span<const TextPlace> cuts);
   ~FlatTree();
   FlatTree(const FlatTree&) = delete;
   FlatTree& operator=(const FlatTree&) = delete;

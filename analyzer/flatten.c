@@ -129,16 +129,28 @@ static inline __attribute__((always_inline)) uint32_t emit(Walk* w, const TSLang
 /* The copy, which releases the tree's references as it goes: a subtree whose last reference
  * it drops is freed once its children are copied, as ts_tree_delete would free it, but without
  * a second pass over the tree. False when memory runs out; the tree is released either way. */
-static bool walk(Walk* w, TSTree* tree) {
+static bool walk(Walk* w, TSTree* tree, uint32_t* root_last_child) {
   const TSLanguage* language = tree->language;
   Subtree root = tree->root;
   uint32_t start = ts_subtree_padding(root).bytes;
-  /* Room for every visible node, so the array is allocated once. */
-  if (!grow(w, ts_subtree_visible_descendant_count(root) + 1)) {
+  const bool append = w->size > 0;
+  /* Room for every visible node, so the array is allocated once for a whole parse; parts
+   * appended one by one grow it by half at least, so that appending stays linear. */
+  uint32_t needed = w->size + ts_subtree_visible_descendant_count(root) + 1;
+  if (append && needed > w->capacity && needed < w->capacity + w->capacity / 2)
+    needed = w->capacity + w->capacity / 2;
+  if (needed > w->capacity && !grow(w, needed)) {
     ts_subtree_release(&w->pool, root);
     return false;
   }
-  emit(w, language, root, 0, start, GPULINT_FLAT_NONE, NULL, 0);
+  if (append) {
+    /* The part's root is the text's root, which the first part emitted. */
+    GpulintFlatNode* text_root = &w->nodes[0];
+    text_root->end = start + ts_subtree_size(root).bytes;
+    if (ts_subtree_error_cost(root) > 0) text_root->flags |= GPULINT_FLAT_HAS_ERROR;
+  } else {
+    emit(w, language, root, 0, start, GPULINT_FLAT_NONE, NULL, 0);
+  }
   if (ts_subtree_child_count(root) == 0) {
     ts_subtree_release(&w->pool, root);
     return true;
@@ -148,9 +160,11 @@ static bool walk(Walk* w, TSTree* tree) {
     return false;
   }
   w->frames[0].owned = take(root);
+  w->frames[0].last_child = append ? *root_last_child : GPULINT_FLAT_NONE;
   while (w->depth > 0) {
     Frame* f = &w->frames[w->depth - 1];
     if (f->child == f->child_count) {
+      if (w->depth == 1) *root_last_child = f->last_child;
       free_owned(f);
       --w->depth;
       continue;
@@ -214,27 +228,33 @@ static bool walk(Walk* w, TSTree* tree) {
   return false;
 }
 
-bool gpulint_flatten(TSTree* tree, GpulintFlatTree* out) {
+bool gpulint_flatten_append(TSTree* tree, GpulintFlatTree* out) {
   Walk w = {0};
+  w.nodes = out->nodes;
+  w.size = out->size;
+  w.capacity = out->capacity;
   w.pool = ts_subtree_pool_new(0);
-  bool ok = walk(&w, tree);
+  bool ok = walk(&w, tree, &out->root_last_child);
   free(w.frames);
   ts_subtree_pool_delete(&w.pool);
   /* The rest of ts_tree_delete. */
   ts_language_delete(tree->language);
   ts_free(tree->included_ranges);
   ts_free(tree);
-  if (!ok) {
-    free(w.nodes);
-    return false;
-  }
   out->nodes = w.nodes;
   out->size = w.size;
-  return true;
+  out->capacity = w.capacity;
+  return ok;
+}
+
+bool gpulint_flatten(TSTree* tree, GpulintFlatTree* out) {
+  out->size = 0;
+  out->root_last_child = GPULINT_FLAT_NONE;
+  return gpulint_flatten_append(tree, out);
 }
 
 void gpulint_flat_tree_free(GpulintFlatTree* tree) {
   free(tree->nodes);
   tree->nodes = NULL;
-  tree->size = 0;
+  tree->size = tree->capacity = 0;
 }

@@ -27,12 +27,17 @@ typedef struct {
 
 typedef struct {
   GpulintFlatNode* nodes;
-  uint32_t size;
+  uint32_t size, capacity;
+  uint32_t root_last_child; /* where gpulint_flatten_append links the next top-level node */
 } GpulintFlatTree;
 
-/* Copies `tree` and deletes it, as ts_tree_delete does, in the same pass. False, with nothing
- * to free, when memory runs out; the tree is deleted either way. */
+/* Copies `tree` into the empty `out` and deletes it, as ts_tree_delete does, in the same pass.
+ * False when memory runs out; the tree is deleted either way, and `out` is to be freed. */
 bool gpulint_flatten(TSTree* tree, GpulintFlatTree* out);
+/* The same for the parse of a later part of the same text (its positions are the text's, as
+ * a parse of included ranges gives them): the part's top-level nodes follow the root's in `out`,
+ * whose root then ends where the part does. */
+bool gpulint_flatten_append(TSTree* tree, GpulintFlatTree* out);
 void gpulint_flat_tree_free(GpulintFlatTree* tree);
 
 #ifdef __cplusplus

@@ -15,8 +15,16 @@ struct TreeDeleter {
 };
 using SyntaxTree = std::unique_ptr<TSTree, TreeDeleter>;
 
-// Parses `text` with `language`; null when the parser gives up.
-inline SyntaxTree parse_tree(const TSLanguage* language, std::string_view text) {
+// A place in a text: its byte offset, and its row and byte column as tree-sitter counts them.
+struct TextPlace {
+  uint32_t byte;
+  TSPoint point;
+};
+
+// Parses `text` with `language`, or only `part` of it (a parse of included ranges: positions
+// stay the whole text's); null when the parser gives up.
+inline SyntaxTree parse_tree(const TSLanguage* language, std::string_view text,
+                             const TSRange* part = nullptr) {
   struct ParserDeleter {
     void operator()(TSParser* parser) const { ts_parser_delete(parser); }
   };
@@ -25,6 +33,7 @@ inline SyntaxTree parse_tree(const TSLanguage* language, std::string_view text) 
   struct KeptParser {
     const TSLanguage* language = nullptr;
     std::unique_ptr<TSParser, ParserDeleter> parser;
+    bool ranged = false;  // included ranges are set
   };
   thread_local KeptParser kept[2];
   KeptParser* slot =
@@ -33,6 +42,10 @@ inline SyntaxTree parse_tree(const TSLanguage* language, std::string_view text) 
     if (!slot->parser) slot->parser.reset(ts_parser_new());
     ts_parser_set_language(slot->parser.get(), language);
     slot->language = language;
+  }
+  if (part != nullptr || slot->ranged) {
+    ts_parser_set_included_ranges(slot->parser.get(), part, part == nullptr ? 0 : 1);
+    slot->ranged = part != nullptr;
   }
   TSTree* tree = ts_parser_parse_string(slot->parser.get(), nullptr, text.data(),
                                         static_cast<uint32_t>(text.size()));

@@ -7,9 +7,12 @@
 #include <gtest/gtest.h>
 #include <tree_sitter/api.h>
 
+#include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "analyzer/python/statement_cuts.h"
 #include "analyzer/syntax_tree.h"
 #include "tests/fixture_files.h"
 
@@ -103,6 +106,93 @@ TEST(FlatTree, MatchesACursorWalkOnBrokenInput) {
        }) {
     expect_same_walk(text, "input: " + text);
   }
+}
+
+// A large file is parsed a part at a time, cut between top-level statements: the copy of a
+// text without errors must be the one a parse of the whole text gives. With parts of one byte
+// every statement is a part of its own, so each place statement_cuts finds is tried.
+std::vector<Entry> walk_in_parts(const std::string& text) {
+  const std::vector<TextPlace> cuts = python::statement_cuts(text, 1);
+  const FlatTree flat(tree_sitter_python(), text, cuts);
+  std::vector<Entry> walked;
+  flat_walk(flat.root(), 0, walked);
+  EXPECT_EQ(walked.size(), flat.size());
+  return walked;
+}
+
+TEST(FlatTree, PartsCopyAsTheWholeParseOnEveryPythonFixture) {
+  size_t cut = 0, compared = 0;
+  for (const std::string& path : testing::fixture_files("python", ".py")) {
+    const std::string text = testing::read_file(testing::source_dir() / path);
+    const SyntaxTree tree = parse_tree(tree_sitter_python(), text);
+    const std::vector<Entry> whole = cursor_walk(tree.get());
+    const std::vector<Entry> parts = walk_in_parts(text);
+    // A syntax error is recovered from within its part (below); it is found either way.
+    ASSERT_FALSE(parts.empty()) << path;
+    EXPECT_EQ(parts.front().has_error, whole.front().has_error) << path;
+    if (whole.front().has_error) continue;
+    EXPECT_EQ(parts, whole) << path;
+    cut += python::statement_cuts(text, 1).size();
+    ++compared;
+  }
+  EXPECT_GT(compared, 200u);
+  EXPECT_GT(cut, 1000u);  // the fixtures are cut in many places, not parsed whole
+}
+
+// A syntax error stays in its part: an unclosed bracket ends at the next `def`, `class` or
+// `import` at column 0, and what follows parses as if the error were not there (a whole parse
+// folds it into the error). An unclosed string runs to the end of the text either way.
+TEST(FlatTree, PartsKeepASyntaxErrorInItsPart) {
+  const std::string text = "x = (1,\ny = 2\ndef f():\n    return 1\n";
+  const std::vector<TextPlace> cuts = python::statement_cuts(text, 1);
+  ASSERT_EQ(cuts.size(), 1u);
+  EXPECT_EQ(cuts[0].byte, text.find("def"));
+  const FlatTree flat(tree_sitter_python(), text, cuts);
+  ASSERT_TRUE(flat.root().has_error());
+  Node last;
+  for (Node c = flat.root().first_child(); !c.null(); c = c.next_sibling()) last = c;
+  EXPECT_STREQ(last.type(), "function_definition");
+  EXPECT_FALSE(last.has_error());
+  EXPECT_EQ(last.end(), text.size() - 1);
+  EXPECT_TRUE(python::statement_cuts("s = '''\ndef f():\n    pass\n", 1).empty());
+}
+
+std::vector<uint32_t> cut_bytes(std::string_view text) {
+  std::vector<uint32_t> out;
+  for (const TextPlace& place : python::statement_cuts(text, 1)) {
+    out.push_back(place.byte);
+    // The point is the byte's row and byte column.
+    const std::string_view before = text.substr(0, place.byte);
+    EXPECT_EQ(place.point.row, std::count(before.begin(), before.end(), '\n'));
+    const size_t line = before.rfind('\n');
+    EXPECT_EQ(place.point.column,
+              line == std::string_view::npos ? place.byte : place.byte - line - 1);
+  }
+  return out;
+}
+
+using Cuts = std::vector<uint32_t>;
+
+TEST(StatementCuts, CutOnlyBetweenTopLevelStatements) {
+  // Before each line of code at column 0; not before a continuation of the statement above.
+  EXPECT_EQ(cut_bytes("a = 1\nb = 2\n"), Cuts{6});
+  EXPECT_EQ(cut_bytes("if a:\n  b\nelse:\n  c\nd\n"), Cuts{20});
+  EXPECT_EQ(cut_bytes("try:\n  a\nexcept E:\n  b\nfinally:\n  c\n"), Cuts{});
+  EXPECT_EQ(cut_bytes("@dec\n\ndef f():\n  pass\nx\n"), Cuts{22});
+  // Not inside brackets, strings or a backslash continuation; comments and blank lines are no
+  // statements (the comments before the first statement may be a part of their own).
+  EXPECT_EQ(cut_bytes("x = (1,\n2)\ny\n"), Cuts{11});
+  EXPECT_EQ(cut_bytes("s = '''\nx = 1\n'''\ny\n"), Cuts{18});
+  EXPECT_EQ(cut_bytes("s = \"a\\\"\"\ny\n"), Cuts{10});
+  EXPECT_EQ(cut_bytes("x = 1 + \\\n2\ny\n"), Cuts{12});
+  EXPECT_EQ(cut_bytes("# c\n  # d\nx\n"), Cuts{10});
+  EXPECT_EQ(cut_bytes("s = 'a # b'\ny\n"), Cuts{12});
+  // After a `;` between simple statements at column 0, not in a compound statement's line.
+  EXPECT_EQ(cut_bytes("a = 1; b = 2\n"), Cuts{6});
+  EXPECT_EQ(cut_bytes("for x in y: a(); b()\n"), Cuts{});
+  EXPECT_EQ(cut_bytes("f(a, (b; c))\n"), Cuts{});
+  // A text no longer than a part is not cut.
+  EXPECT_TRUE(python::statement_cuts("a = 1\nb = 2\n", 64).empty());
 }
 
 TEST(FlatTree, FieldLookupFindsTheNamedChild) {

@@ -4,6 +4,10 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "tests/cli_harness.h"
 
 namespace gpulint::testing {
@@ -216,6 +220,31 @@ TEST_F(Reliability, LineEndingsDoNotChangeFindings) {
   EXPECT_FALSE(expected.empty());
   EXPECT_EQ(places("crlf.py"), expected);
   EXPECT_EQ(places("cr.py"), expected);
+}
+
+// A file larger than a part (64 KB) is parsed a part at a time: what the model and optimiser
+// defined in the first part do in a step loop many parts later is found as in a small file.
+TEST_F(Reliability, LargeFilesParsedInPartsKeepTheirFindings) {
+  const std::string script = training_script(1);
+  const size_t loop = script.find("for step");
+  const int loop_line = static_cast<int>(std::count(script.begin(), script.begin() + loop, '\n'));
+  std::string filler;
+  int filler_lines = 0;
+  for (; filler.size() < 256 * 1024; filler_lines += 2) {
+    filler += "def pad_" + std::to_string(filler_lines) + "():\n    return 1\n";
+  }
+  write("small.py", script);
+  write("large.py", script.substr(0, loop) + filler + script.substr(loop));
+
+  std::vector<std::string> expected;
+  for (const std::string& place : places("small.py")) {
+    const size_t at = place.find('@'), colon = place.find(':');
+    int line = std::stoi(place.substr(at + 1, colon - at - 1));
+    if (line > loop_line) line += filler_lines;
+    expected.push_back(place.substr(0, at + 1) + std::to_string(line) + place.substr(colon));
+  }
+  EXPECT_GE(expected.size(), 2u);
+  EXPECT_EQ(places("large.py"), expected);
 }
 
 // The cache writes its own .gitignore only into a folder it created: pointed at the project
