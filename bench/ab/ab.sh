@@ -9,6 +9,8 @@
 #
 # Revisions older than this script lack the library's CMake target and cannot be built.
 set -euo pipefail
+# A build that fails inside $(build ...) must stop the script, not time the last good library.
+shopt -s inherit_errexit
 usage="usage: ab.sh REV_A REV_B CORPUS_DIR [REPEATS] [--passes]"
 rev_a=${1:?$usage}
 rev_b=${2:?$usage}
