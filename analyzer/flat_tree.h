@@ -56,11 +56,12 @@ class FlatTree {
   // Consumes the parse: it is deleted while it is copied. Throws std::bad_alloc when memory runs
   // out.
   FlatTree(SyntaxTree tree, const TSLanguage* language);
-  // Parses `text` a part at a time, the parts cut at `cuts` (places between top-level
-  // statements), each part copied and freed before the next is parsed: the text's tree never
-  // exists whole. A syntax error is recovered from within its part. The root is null when the
-  // parser gives up.
-  FlatTree(const TSLanguage* language, std::string_view text, std::span<const TextPlace> cuts);
+  // Parses `text` a part at a time (all of it at once when `parts` is empty), each part copied
+  // and freed before the next is parsed: the text's tree never exists whole. The pieces of a
+  // statement cut inside a list (TextPart::Head, Piece) give one list, as a whole parse
+  // would; a piece that does not parse as a run of its elements has the statement parsed whole.
+  // A syntax error is recovered from within its part. The root is null when the parser gives up.
+  FlatTree(const TSLanguage* language, std::string_view text, std::span<const TextPart> parts);
   ~FlatTree();
   FlatTree(const FlatTree&) = delete;
   FlatTree& operator=(const FlatTree&) = delete;
@@ -74,6 +75,9 @@ class FlatTree {
   static constexpr uint8_t kNamed = GPULINT_FLAT_NAMED, kMissing = GPULINT_FLAT_MISSING,
                            kHasError = GPULINT_FLAT_HAS_ERROR;
 
+  // Copies a parse to the end of the array (null: the parser gave up, and the root is null).
+  void append(SyntaxTree tree);
+  [[noreturn]] void throw_out_of_memory();
   const GpulintFlatNode& entry(uint32_t index) const { return flat_.nodes[index]; }
   Node at(uint32_t index) const { return index == kNone ? Node{} : Node(this, index); }
 

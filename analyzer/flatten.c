@@ -253,6 +253,51 @@ bool gpulint_flatten(TSTree* tree, GpulintFlatTree* out) {
   return gpulint_flatten_append(tree, out);
 }
 
+uint32_t gpulint_flat_tree_splice(GpulintFlatTree* out, uint32_t parent, uint32_t prev,
+                                  uint32_t next, const GpulintFlatTree* from, uint32_t first,
+                                  uint32_t end) {
+  if (first >= end) return prev;
+  uint32_t count = end - first, base = out->size;
+  if (base + count > out->capacity) {
+    uint32_t capacity = out->capacity + out->capacity / 2;
+    if (!gpulint_flat_tree_reserve(out, capacity < base + count ? base + count : capacity))
+      return GPULINT_FLAT_NONE;
+  }
+  /* The copied roots' parent in `from`: every other copied node's parent is copied too. */
+  uint32_t from_parent = from->nodes[first].parent, last = GPULINT_FLAT_NONE;
+#define REMAP(i) ((i) == GPULINT_FLAT_NONE ? GPULINT_FLAT_NONE : (i)-first + base)
+  for (uint32_t i = first; i < end; ++i) {
+    GpulintFlatNode n = from->nodes[i];
+    if (n.parent == from_parent) {
+      n.parent = parent;
+      n.next_sibling = n.next_sibling < end ? REMAP(n.next_sibling) : next;
+      last = i - first + base;
+    } else {
+      n.parent = REMAP(n.parent);
+      n.next_sibling = REMAP(n.next_sibling);
+    }
+    n.first_child = REMAP(n.first_child);
+    out->nodes[i - first + base] = n;
+  }
+#undef REMAP
+  if (prev == GPULINT_FLAT_NONE) {
+    out->nodes[parent].first_child = base;
+  } else {
+    out->nodes[prev].next_sibling = base;
+  }
+  out->size = base + count;
+  return last;
+}
+
+bool gpulint_flat_tree_reserve(GpulintFlatTree* tree, uint32_t capacity) {
+  if (capacity <= tree->capacity) return true;
+  GpulintFlatNode* nodes = realloc(tree->nodes, capacity * sizeof *nodes);
+  if (!nodes) return false;
+  tree->nodes = nodes;
+  tree->capacity = capacity;
+  return true;
+}
+
 void gpulint_flat_tree_free(GpulintFlatTree* tree) {
   free(tree->nodes);
   tree->nodes = NULL;

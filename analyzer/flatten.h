@@ -38,6 +38,15 @@ bool gpulint_flatten(TSTree* tree, GpulintFlatTree* out);
  * a parse of included ranges gives them): the part's top-level nodes follow the root's in `out`,
  * whose root then ends where the part does. */
 bool gpulint_flatten_append(TSTree* tree, GpulintFlatTree* out);
+/* Copies the nodes [first, end) of `from`, whole subtrees whose roots are children of one node
+ * there, to the end of `out`, as children of `out`'s node `parent` that follow its child `prev`
+ * (or come first, for none) and precede its child `next` (or come last). Returns the index of
+ * the last copied root, or GPULINT_FLAT_NONE when memory runs out (`out` unchanged then). */
+uint32_t gpulint_flat_tree_splice(GpulintFlatTree* out, uint32_t parent, uint32_t prev,
+                                  uint32_t next, const GpulintFlatTree* from, uint32_t first,
+                                  uint32_t end);
+/* Grows `tree`'s array to hold `capacity` nodes; false when memory runs out. */
+bool gpulint_flat_tree_reserve(GpulintFlatTree* tree, uint32_t capacity);
 void gpulint_flat_tree_free(GpulintFlatTree* tree);
 
 #ifdef __cplusplus

@@ -4,12 +4,12 @@
 # given (MB): code (the repository's fixtures without syntax errors, repeated), many simple
 # statements on one line (`a0=0;a1=1;...`), one data literal on one line (`x = [0, 1, ...]`),
 # and code with a syntax error at its start. Uses GNU time for the peak.
-#   bench/large_file_memory.sh BUILD_DIR [SIZES...]   (default sizes: 1 5 20)
+#   bench/large_file_memory.sh BUILD_DIR [SIZES...]   (MB; default sizes: 0.1 1 5 20)
 set -euo pipefail
 build=$(realpath "${1:?usage: large_file_memory.sh BUILD_DIR [SIZES...]}")
 shift
 sizes=("$@")
-[ $# -gt 0 ] || sizes=(1 5 20)
+[ $# -gt 0 ] || sizes=(0.1 1 5 20)
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -27,8 +27,8 @@ printf '%-16s %6s %10s %12s\n' shape MB "peak MB" "bytes/byte"
 for mb in "${sizes[@]}"; do
   python3 - "$here" "$work" "$mb" <<'EOF'
 import glob, sys
-here, work, mb = sys.argv[1], sys.argv[2], int(sys.argv[3])
-size = mb * 1000 * 1000
+here, work, mb = sys.argv[1], sys.argv[2], float(sys.argv[3])
+size = int(mb * 1000 * 1000)
 fixtures = [f for f in sorted(glob.glob(here + "/fixtures/python/**/*.py", recursive=True))
             if "GL000" not in f]
 code = "".join(open(f, encoding="utf-8").read() for f in fixtures)
@@ -51,6 +51,6 @@ EOF
     bytes=$(stat -c %s "$file")
     peak=$(peak_kb "$file")
     awk -v s="$shape" -v mb="$mb" -v p="$peak" -v b="$base" -v n="$bytes" \
-      'BEGIN { printf "%-16s %6d %10.0f %12.1f\n", s, mb, p / 1024, (p - b) * 1024 / n }'
+      'BEGIN { printf "%-16s %6s %10.0f %12.1f\n", s, mb, p / 1024, (p - b) * 1024 / n }'
   done
 done

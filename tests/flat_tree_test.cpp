@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/python/statement_cuts.h"
+#include "analyzer/python/text_parts.h"
 #include "analyzer/syntax_tree.h"
 #include "tests/fixture_files.h"
 
@@ -108,12 +108,12 @@ TEST(FlatTree, MatchesACursorWalkOnBrokenInput) {
   }
 }
 
-// A large file is parsed a part at a time, cut between top-level statements: the copy of a
-// text without errors must be the one a parse of the whole text gives. With parts of one byte
-// every statement is a part of its own, so each place statement_cuts finds is tried.
+// A large file is parsed a part at a time, cut between top-level statements and inside long
+// lists: the copy of a text without errors must be the one a parse of the whole text gives.
+// With parts of one byte every statement is a part of its own and every list with commas is
+// cut after each comma, so each place text_parts finds is tried.
 std::vector<Entry> walk_in_parts(const std::string& text) {
-  const std::vector<TextPlace> cuts = python::statement_cuts(text, 1);
-  const FlatTree flat(tree_sitter_python(), text, cuts);
+  const FlatTree flat(tree_sitter_python(), text, python::text_parts(text, 1));
   std::vector<Entry> walked;
   flat_walk(flat.root(), 0, walked);
   EXPECT_EQ(walked.size(), flat.size());
@@ -121,22 +121,43 @@ std::vector<Entry> walk_in_parts(const std::string& text) {
 }
 
 TEST(FlatTree, PartsCopyAsTheWholeParseOnEveryPythonFixture) {
-  size_t cut = 0, compared = 0;
+  size_t parts = 0, pieces = 0, compared = 0;
   for (const std::string& path : testing::fixture_files("python", ".py")) {
     const std::string text = testing::read_file(testing::source_dir() / path);
     const SyntaxTree tree = parse_tree(tree_sitter_python(), text);
     const std::vector<Entry> whole = cursor_walk(tree.get());
-    const std::vector<Entry> parts = walk_in_parts(text);
+    const std::vector<Entry> walked = walk_in_parts(text);
     // A syntax error is recovered from within its part (below); it is found either way.
-    ASSERT_FALSE(parts.empty()) << path;
-    EXPECT_EQ(parts.front().has_error, whole.front().has_error) << path;
+    ASSERT_FALSE(walked.empty()) << path;
+    EXPECT_EQ(walked.front().has_error, whole.front().has_error) << path;
     if (whole.front().has_error) continue;
-    EXPECT_EQ(parts, whole) << path;
-    cut += python::statement_cuts(text, 1).size();
+    EXPECT_EQ(walked, whole) << path;
+    for (const TextPart& part : python::text_parts(text, 1)) {
+      ++parts;
+      pieces += part.kind == TextPart::Kind::Piece;
+    }
     ++compared;
   }
   EXPECT_GT(compared, 200u);
-  EXPECT_GT(cut, 1000u);  // the fixtures are cut in many places, not parsed whole
+  EXPECT_GT(parts, 1000u);  // the fixtures are cut in many places, not parsed whole
+  EXPECT_GT(pieces, 1000u);
+}
+
+TEST(FlatTree, ListPiecesJoinAsTheWholeParse) {
+  for (const std::string text : {
+           "x = [1, 2, 3]\n", "x = [1, 2, 3,]  # trailing comma\n",
+           "x = [\n    1,  # one\n    2,\n    3\n]\ny = 4\n", "d = {'a': 1, 'b': [2, 3], **e}\n",
+           "s = {1, 2}\n", "f(a, b=1, *c, **d)\n",
+           "m = np.array([[1, 2], [3, 4], [5, 6]], dtype=float)\n", "t = (1, 2)\n",
+           "v = x[1, 2:3]\n",
+           "g = f(lambda a, b: a + b, 1)\n",  // a lambda's parameters: the statement whole
+           "e = {k: v for k, v in items}\n",  // a comprehension's targets: whole too
+           "h = f(x for x in (1, 2))\n", "a = 1; b = [1, 2]; c = 3\n",
+           "e = [m.w, *m.v.p()]\n",  // a splat parses otherwise as a first element
+       }) {
+    const SyntaxTree tree = parse_tree(tree_sitter_python(), text);
+    EXPECT_EQ(walk_in_parts(text), cursor_walk(tree.get())) << "input: " << text;
+  }
 }
 
 // A syntax error stays in its part: an unclosed bracket ends at the next `def`, `class` or
@@ -144,36 +165,42 @@ TEST(FlatTree, PartsCopyAsTheWholeParseOnEveryPythonFixture) {
 // folds it into the error). An unclosed string runs to the end of the text either way.
 TEST(FlatTree, PartsKeepASyntaxErrorInItsPart) {
   const std::string text = "x = (1,\ny = 2\ndef f():\n    return 1\n";
-  const std::vector<TextPlace> cuts = python::statement_cuts(text, 1);
-  ASSERT_EQ(cuts.size(), 1u);
-  EXPECT_EQ(cuts[0].byte, text.find("def"));
-  const FlatTree flat(tree_sitter_python(), text, cuts);
+  const std::vector<TextPart> parts = python::text_parts(text, 1);
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[1].begin(), text.find("def"));
+  const FlatTree flat(tree_sitter_python(), text, parts);
   ASSERT_TRUE(flat.root().has_error());
   Node last;
   for (Node c = flat.root().first_child(); !c.null(); c = c.next_sibling()) last = c;
   EXPECT_STREQ(last.type(), "function_definition");
   EXPECT_FALSE(last.has_error());
   EXPECT_EQ(last.end(), text.size() - 1);
-  EXPECT_TRUE(python::statement_cuts("s = '''\ndef f():\n    pass\n", 1).empty());
+  EXPECT_TRUE(python::text_parts("s = '''\ndef f():\n    pass\n", 1).empty());
 }
 
+// Where each part of whole statements after the first starts; each range's points checked.
 std::vector<uint32_t> cut_bytes(std::string_view text) {
   std::vector<uint32_t> out;
-  for (const TextPlace& place : python::statement_cuts(text, 1)) {
-    out.push_back(place.byte);
-    // The point is the byte's row and byte column.
-    const std::string_view before = text.substr(0, place.byte);
-    EXPECT_EQ(place.point.row, std::count(before.begin(), before.end(), '\n'));
+  auto check = [&](uint32_t byte, TSPoint point) {
+    const std::string_view before = text.substr(0, byte);
+    EXPECT_EQ(point.row, std::count(before.begin(), before.end(), '\n'));
     const size_t line = before.rfind('\n');
-    EXPECT_EQ(place.point.column,
-              line == std::string_view::npos ? place.byte : place.byte - line - 1);
+    EXPECT_EQ(point.column, line == std::string_view::npos ? byte : byte - line - 1);
+  };
+  const std::vector<TextPart> parts = python::text_parts(text, 1);
+  for (const TextPart& part : parts) {
+    for (uint32_t r = 0; r < part.count; ++r) {
+      check(part.ranges[r].start_byte, part.ranges[r].start_point);
+      check(part.ranges[r].end_byte, part.ranges[r].end_point);
+    }
+    if (&part != &parts.front() && part.kind != TextPart::Kind::Piece) out.push_back(part.begin());
   }
   return out;
 }
 
 using Cuts = std::vector<uint32_t>;
 
-TEST(StatementCuts, CutOnlyBetweenTopLevelStatements) {
+TEST(TextParts, CutOnlyBetweenTopLevelStatements) {
   // Before each line of code at column 0; not before a continuation of the statement above.
   EXPECT_EQ(cut_bytes("a = 1\nb = 2\n"), Cuts{6});
   EXPECT_EQ(cut_bytes("if a:\n  b\nelse:\n  c\nd\n"), Cuts{20});
@@ -181,7 +208,7 @@ TEST(StatementCuts, CutOnlyBetweenTopLevelStatements) {
   EXPECT_EQ(cut_bytes("@dec\n\ndef f():\n  pass\nx\n"), Cuts{22});
   // Not inside brackets, strings or a backslash continuation; comments and blank lines are no
   // statements (the comments before the first statement may be a part of their own).
-  EXPECT_EQ(cut_bytes("x = (1,\n2)\ny\n"), Cuts{11});
+  EXPECT_EQ(cut_bytes("x = (1 +\n2)\ny\n"), Cuts{12});
   EXPECT_EQ(cut_bytes("s = '''\nx = 1\n'''\ny\n"), Cuts{18});
   EXPECT_EQ(cut_bytes("s = \"a\\\"\"\ny\n"), Cuts{10});
   EXPECT_EQ(cut_bytes("x = 1 + \\\n2\ny\n"), Cuts{12});
@@ -192,7 +219,34 @@ TEST(StatementCuts, CutOnlyBetweenTopLevelStatements) {
   EXPECT_EQ(cut_bytes("for x in y: a(); b()\n"), Cuts{});
   EXPECT_EQ(cut_bytes("f(a, (b; c))\n"), Cuts{});
   // A text no longer than a part is not cut.
-  EXPECT_TRUE(python::statement_cuts("a = 1\nb = 2\n", 64).empty());
+  EXPECT_TRUE(python::text_parts("a = 1\nb = 2\n", 64).empty());
+}
+
+// A long simple statement is cut after commas of its longest list: a head (the statement with
+// the first piece) and pieces (the statement with one piece, and the element before it, between
+// the brackets).
+TEST(TextParts, ALongListIsCutAfterCommas) {
+  const std::string text = "x = f([1, 2, 3])\n";
+  const std::vector<TextPart> parts = python::text_parts(text, 1);
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[0].kind, TextPart::Kind::Head);
+  const uint32_t bracket = static_cast<uint32_t>(text.find('['));
+  const auto piece = [&](const TextPart& part) {
+    return text.substr(part.ranges[1].start_byte,
+                       part.ranges[1].end_byte - part.ranges[1].start_byte);
+  };
+  for (const TextPart& part : parts) EXPECT_EQ(part.bracket, bracket);
+  EXPECT_EQ(text.substr(0, parts[0].ranges[0].end_byte), "x = f([1,");
+  // Each piece starts with the element before it, for context; its own elements follow.
+  EXPECT_EQ(parts[1].kind, TextPart::Kind::Piece);
+  EXPECT_EQ(piece(parts[1]), "1, 2,");
+  EXPECT_EQ(parts[1].elements, text.find(" 2,"));
+  EXPECT_EQ(piece(parts[2]), " 2, 3");
+  EXPECT_EQ(parts[2].elements, text.find(" 3"));
+  EXPECT_EQ(parts[2].ranges[2].start_byte, text.find(']'));
+  EXPECT_EQ(parts[2].end(), text.size());
+  // Statements that open a block keep their lists whole.
+  EXPECT_TRUE(python::text_parts("for x in [1, 2]:\n    pass\n", 1).empty());
 }
 
 TEST(FlatTree, FieldLookupFindsTheNamedChild) {

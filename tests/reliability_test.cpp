@@ -224,6 +224,7 @@ TEST_F(Reliability, LineEndingsDoNotChangeFindings) {
 
 // A file larger than a part (64 KB) is parsed a part at a time: what the model and optimiser
 // defined in the first part do in a step loop many parts later is found as in a small file.
+// (tests/flat_tree_test.cpp checks the parts give the whole parse's tree.)
 TEST_F(Reliability, LargeFilesParsedInPartsKeepTheirFindings) {
   const std::string script = training_script(1);
   const size_t loop = script.find("for step");

@@ -6,19 +6,19 @@
 #include "analyzer/python/builder.h"
 #include "analyzer/python/front_end.h"
 #include "analyzer/python/names.h"
-#include "analyzer/python/statement_cuts.h"
+#include "analyzer/python/text_parts.h"
 #include "analyzer/syntax_tree.h"
 
 extern "C" const TSLanguage* tree_sitter_python(void);
 
 namespace gpulint::python {
 
-// Files larger than this are parsed a part of about this size at a time (statement_cuts.h): a
-// part's tree costs a few megabytes, where a whole tree would cost 35-55 bytes a source byte.
-constexpr uint32_t kPartBytes = 64 * 1024;
+// Files larger than this are parsed a part of about this size at a time (text_parts.h): a
+// part's tree costs a few megabytes, where a whole tree would cost 35-60 bytes a source byte.
+constexpr uint32_t kPartBytes = 16 * 1024;
 
 StepModel Builder::build() {
-  const FlatTree flat(tree_sitter_python(), src_, statement_cuts(src_, kPartBytes));
+  const FlatTree flat(tree_sitter_python(), src_, text_parts(src_, kPartBytes));
   Node root = flat.root();
   if (root.null()) {
     m_.parse_errors.push_back({{0, 0}, "the parser gave up on this file"});
