@@ -128,12 +128,21 @@ std::string inbound_key(const Inbound& inbound) {
   return key;
 }
 
-FileOutcome lint_path(const std::string& path, const RuleSet& rules, const Inbound& inbound,
-                      ResultCache* cache, uint64_t max_file_size) {
+// `text`, when given, is linted in place of what `path` holds on disk.
+FileOutcome lint_path(const std::string& path, const std::string* text, const RuleSet& rules,
+                      const Inbound& inbound, ResultCache* cache, uint64_t max_file_size) {
   FileOutcome outcome;
   // Spans are 32-bit, and half of that keeps every end offset in range.
-  FileRead read = read_regular_file(
-      path, std::min<uint64_t>(max_file_size, std::numeric_limits<uint32_t>::max() / 2));
+  max_file_size = std::min<uint64_t>(max_file_size, std::numeric_limits<uint32_t>::max() / 2);
+  FileRead read;
+  if (text == nullptr) {
+    read = read_regular_file(path, max_file_size);
+  } else if (text->size() > max_file_size) {
+    read.error = "over the " + describe_size(max_file_size) + " limit (--max-file-size); skipped";
+    read.too_large = true;
+  } else {
+    read.bytes = *text;
+  }
   if (!read.error.empty()) {
     outcome.error = FileError{path, std::move(read.error), read.too_large};
     return outcome;
@@ -430,8 +439,10 @@ LintResult lint_files(const std::vector<std::string>& paths, const LintOptions& 
     auto work = [&] {
       for (size_t i = next++; i < which.size(); i = next++) {
         const std::string& path = paths[which[i]];
-        outcomes[which[i]] = lint_path(path, rule_set_of(path), inbound[which[i]], options.cache,
-                                       options.max_file_size);
+        const auto text = options.texts.find(path);
+        outcomes[which[i]] =
+            lint_path(path, text == options.texts.end() ? nullptr : &text->second,
+                      rule_set_of(path), inbound[which[i]], options.cache, options.max_file_size);
       }
     };
     std::vector<std::thread> threads;

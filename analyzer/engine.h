@@ -3,6 +3,7 @@
 // The engine: files in, sorted diagnostics out. Knows the front ends, never a concrete rule.
 
 #include <functional>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct LintOptions {
   std::function<const RuleSet*(const std::string& path)> rule_set_for;
   ResultCache* cache = nullptr;  // results of earlier runs, reused where nothing changed
   uint64_t max_file_size = kDefaultMaxFileSize;  // larger files are skipped, with a note
+  // Texts linted in place of what their paths hold on disk (standard input, an editor's unsaved
+  // buffer), by path as it appears in the list linted.
+  std::map<std::string, std::string> texts;
 };
 
 struct LintResult {

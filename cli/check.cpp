@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
@@ -28,8 +30,13 @@ namespace gpulint {
 namespace {
 
 struct CheckOptions {
-  std::vector<std::string> paths;
-  std::string format = "text";
+  std::vector<std::string> paths;  // `-`: standard input; none: `.`
+  std::string stdin_filename;      // the name standard input is linted under
+  std::string format = "full";
+  bool statistics = false;
+  bool exit_zero = false;
+  bool quiet = false;
+  bool show_files = false;
   std::vector<std::string> select;
   std::vector<std::string> extend_select;
   std::vector<std::string> ignore;
@@ -84,6 +91,9 @@ std::string render_report(std::string_view format, const LintResult& result,
                           const ReportSummary& summary, const CheckOptions& options) {
   if (format == "json") return render_json(result.diagnostics, summary, GPULINT_VERSION);
   if (format == "github") return render_github(result.diagnostics, summary);
+  const TextOptions text{.color = use_color(options), .summary = !options.quiet};
+  if (options.statistics) return render_statistics(result.diagnostics);
+  if (format == "concise") return render_concise(result.diagnostics, summary, text);
   if (format == "sarif") {
     std::vector<RuleInfo> rules;
     for (const Rule* rule : all_rules()) rules.push_back(rule->info);
@@ -94,7 +104,7 @@ std::string render_report(std::string_view format, const LintResult& result,
                          .information_uri = GPULINT_HOMEPAGE,
                          .source_root = ec ? "/" : cwd.string()});
   }
-  return render_text(result.diagnostics, summary, {.color = use_color(options)});
+  return render_text(result.diagnostics, summary, text);
 }
 
 ProjectOptions project_options(const CheckOptions& options) {
@@ -122,11 +132,37 @@ int show_settings(Project& project, const CheckOptions& options) {
   return write_stdout(out) ? kExitClean : kExitError;
 }
 
+// Standard input, whole; an error when it cannot be read.
+std::string read_stdin() {
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0)
+      throw std::invalid_argument(std::string("cannot read standard input: ") +
+                                  std::strerror(errno));
+    if (n == 0) return text;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+}
+
 int check_project(const CheckOptions& options, Project& project) {
+  // `-` names standard input, as does --stdin-filename alone; no path at all means `.`.
+  std::vector<std::string> paths;
+  bool from_stdin = options.paths.empty() && !options.stdin_filename.empty();
+  for (const std::string& path : options.paths) {
+    if (path == "-") {
+      from_stdin = true;
+    } else {
+      paths.push_back(path);
+    }
+  }
+  if (paths.empty() && !from_stdin) paths.push_back(".");
   // Each path is walked on its own so that a directory which yields nothing can be named.
   std::vector<std::string> files;
   std::vector<std::string> path_errors;
-  for (const std::string& path : options.paths) {
+  for (const std::string& path : paths) {
     WalkResult walked = project.walk(path);
     std::error_code ec;
     if (walked.files.empty() && walked.errors.empty() && std::filesystem::is_directory(path, ec)) {
@@ -138,14 +174,26 @@ int check_project(const CheckOptions& options, Project& project) {
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());
   files = distinct_files(files);
+  LintOptions lint;
+  if (from_stdin) {
+    const std::string name = options.stdin_filename.empty() ? "-" : options.stdin_filename;
+    std::erase(files, name);
+    files.push_back(name);
+    lint.texts[name] = read_stdin();
+  }
+  if (options.show_files) {
+    std::string out;
+    for (const std::string& file : files) out += file + "\n";
+    return write_stdout(out) ? kExitClean : kExitError;
+  }
 
   project.resolve(files);
   cpp::set_compile_database_dir(options.compile_database_dir);
-  LintOptions lint;
   lint.jobs = options.jobs;
   lint.max_file_size = options.max_file_size;
   lint.rule_set_for = [&project](const std::string& path) { return project.rule_set_for(path); };
-  const std::unique_ptr<ResultCache> cache = open_cache(options);
+  // Standard input comes from an editor or a formatter, run at every change: no cache is written.
+  const std::unique_ptr<ResultCache> cache = from_stdin ? nullptr : open_cache(options);
   lint.cache = cache.get();
   const LintResult result = lint_files(files, lint);
   if (cache) {
@@ -189,11 +237,17 @@ int check_project(const CheckOptions& options, Project& project) {
   }
 
   if (!written || !summary.file_errors.empty()) return kExitError;
-  return result.diagnostics.empty() ? kExitClean : kExitFindings;
+  return result.diagnostics.empty() || options.exit_zero ? kExitClean : kExitFindings;
 }
 
 int run_check(const CheckOptions& options) {
+  set_quiet(options.quiet);
   try {
+    if (options.statistics && options.format != "full" && options.format != "text" &&
+        options.format != "concise") {
+      throw std::invalid_argument("--statistics prints a text table; leave out --output-format " +
+                                  options.format);
+    }
     Project project(project_options(options));
     if (options.show_settings) return show_settings(project, options);
     return check_project(options, project);
@@ -209,24 +263,41 @@ int run_check(const CheckOptions& options) {
 
 Subcommand add_check(CLI::App& app) {
   auto check = std::make_shared<CheckOptions>();
-  CLI::App* cmd = app.add_subcommand("check", "Lint Python files (the default command)");
-  cmd->add_option("paths", check->paths, "Files and directories to lint")->required();
-  cmd->add_option("--format", check->format, "Output format")
-      ->check(CLI::IsMember({"text", "json", "sarif", "github"}))
+  CLI::App* cmd =
+      app.add_subcommand("check", "Lint Python and C++ (LibTorch) files (the default command)");
+  cmd->add_option("paths", check->paths,
+                  "Files and directories to lint (default: .); - reads standard input");
+  cmd->add_option("--stdin-filename", check->stdin_filename,
+                  "The name standard input is linted under (its language, config, "
+                  "per-file-ignores and the report); alone, it also reads standard input");
+  cmd->add_option("--output-format,--format", check->format,
+                  "full (text, the default), concise (one line each), json, sarif or github")
+      ->check(CLI::IsMember({"full", "text", "concise", "json", "sarif", "github"}))
       ->capture_default_str();
+  cmd->add_flag("--statistics", check->statistics,
+                "Print the number of findings of each rule instead of the findings");
+  cmd->add_flag("--exit-zero", check->exit_zero,
+                "Exit 0 even when there are findings (2 still means an error)");
+  cmd->add_flag("-q,--quiet", check->quiet,
+                "Print the findings and nothing else: no summary, notes or warnings");
+  cmd->add_flag("--show-files", check->show_files,
+                "Print the files that would be linted, and exit");
   // One value per flag, so that `--select GL1 train.py` does not swallow the path.
   cmd->add_option("--select", check->select,
                   "Rules to run instead of the defaults: codes, prefixes (GL1) or ALL; "
                   "comma-separated, repeatable")
       ->expected(1)
+      ->allow_extra_args(false)
       ->take_all();
   cmd->add_option("--extend-select", check->extend_select,
                   "Rules to run besides the selected ones; comma-separated, repeatable")
       ->expected(1)
+      ->allow_extra_args(false)
       ->take_all();
   cmd->add_option("--ignore", check->ignore,
                   "Rules not to run: codes, prefixes or ALL; comma-separated, repeatable")
       ->expected(1)
+      ->allow_extra_args(false)
       ->take_all();
   cmd->add_option("-j,--jobs", check->jobs, "Files linted in parallel (0: one per core)")
       ->capture_default_str();

@@ -13,9 +13,18 @@
 
 namespace gpulint {
 
+namespace {
+bool quiet_messages = false;
+}  // namespace
+
 void error(std::string_view message) { fmt::print(stderr, "gpulint: error: {}\n", message); }
-void warning(std::string_view message) { fmt::print(stderr, "gpulint: warning: {}\n", message); }
-void note(std::string_view message) { fmt::print(stderr, "gpulint: note: {}\n", message); }
+void warning(std::string_view message) {
+  if (!quiet_messages) fmt::print(stderr, "gpulint: warning: {}\n", message);
+}
+void note(std::string_view message) {
+  if (!quiet_messages) fmt::print(stderr, "gpulint: note: {}\n", message);
+}
+void set_quiet(bool quiet) { quiet_messages = quiet; }
 
 namespace {
 

@@ -16,6 +16,8 @@ constexpr int kExitNoGpu = 3;
 void error(std::string_view message);
 void warning(std::string_view message);
 void note(std::string_view message);
+// `--quiet`: warnings and notes are not printed; errors still are.
+void set_quiet(bool quiet);
 
 // Writes the whole report to stdout; names the cause on stderr when it cannot.
 bool write_stdout(std::string_view bytes);

@@ -64,14 +64,17 @@ class GpulintRun : public ::testing::Test {
   }
 
   // Runs gpulint in the work directory, with stdout and stderr captured apart, and fails the
-  // test on a timeout or a signal whatever the test expects next.
-  Result run(const std::vector<std::string>& args, const std::string& env = "") {
+  // test on a timeout or a signal whatever the test expects next. Standard input is empty, or
+  // the file `stdin_file` (relative to the work directory).
+  Result run(const std::vector<std::string>& args, const std::string& env = "",
+             const std::string& stdin_file = "") {
     std::string command =
         "cd " + quote(work_.string()) + " && " + env + " timeout -k 5 60 " + quote(GPULINT_BINARY);
     for (const std::string& arg : args) {
       command += ' ';
       command += quote(arg);
     }
+    command += " <" + (stdin_file.empty() ? std::string("/dev/null") : quote(stdin_file));
     command +=
         " >" + quote((root_ / "stdout").string()) + " 2>" + quote((root_ / "stderr").string());
     const int raw = std::system(command.c_str());

@@ -1,6 +1,8 @@
 #include "analyzer/core/config.h"
 
 #include "analyzer/core/file_reading.h"
+#include "analyzer/core/selection.h"
+#include "analyzer/core/suggest.h"
 
 #include <toml++/toml.h>
 #include <algorithm>
@@ -71,13 +73,15 @@ class Reader {
     std::vector<std::string> out = strings(node, key);
     const toml::array& array = *node.as_array();
     for (size_t i = 0; i < out.size(); ++i) {
-      const std::string& s = out[i];
+      const std::string written = out[i];
+      std::string& s = out[i] = normal_selector(written);
       const bool known = std::any_of(rules_.begin(), rules_.end(), [&](const Rule* r) {
         return s == "ALL" || r->info.code.starts_with(s);
       });
       if (!known || s.empty()) {
         fail(file_, array[i].source(),
-             "unknown rule selector `" + s + "` in `" + std::string(key) + "`");
+             "unknown rule selector `" + written + "` in `" + std::string(key) + "`" +
+                 did_you_mean(s, selector_words(rules_)));
       }
     }
     return out;
@@ -153,7 +157,9 @@ class Reader {
         fail(file_, key.source(),
              "unknown key `" + std::string(name) +
                  "` (known: select, extend-select, ignore, per-file-ignores, exclude, "
-                 "extend-exclude, rules)");
+                 "extend-exclude, rules)" +
+                 did_you_mean(name, {"select", "extend-select", "ignore", "per-file-ignores",
+                                     "exclude", "extend-exclude", "rules"}));
       }
     }
     if (config.default_exclude) {

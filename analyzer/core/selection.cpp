@@ -1,6 +1,9 @@
 #include "analyzer/core/selection.h"
 
+#include "analyzer/core/suggest.h"
+
 #include <algorithm>
+#include <cctype>
 #include <stdexcept>
 
 namespace gpulint {
@@ -16,11 +19,35 @@ void check_known(std::span<const Rule* const> rules, const std::vector<std::stri
   for (const std::string& s : selectors) {
     bool any = std::any_of(rules.begin(), rules.end(),
                            [&](const Rule* r) { return matches(s, r->info.code); });
-    if (!any) throw std::invalid_argument("unknown rule selector `" + s + "`");
+    if (!any) {
+      throw std::invalid_argument("unknown rule selector `" + s + "`" +
+                                  did_you_mean(s, selector_words(rules)));
+    }
   }
 }
 
 }  // namespace
+
+std::string normal_selector(std::string_view text) {
+  const size_t begin = text.find_first_not_of(" \t");
+  if (begin == std::string_view::npos) return {};
+  text = text.substr(begin, text.find_last_not_of(" \t") + 1 - begin);
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::vector<std::string> selector_words(std::span<const Rule* const> rules) {
+  std::vector<std::string> out{"ALL"};
+  for (const Rule* r : rules) {
+    out.emplace_back(r->info.code);
+    // Prefixes a selector can name: `GL1`, `GL10`.
+    for (size_t n = 3; n < r->info.code.size(); ++n) out.emplace_back(r->info.code.substr(0, n));
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
 
 std::vector<std::string> split_codes(const std::vector<std::string>& values) {
   std::vector<std::string> out;
@@ -29,9 +56,7 @@ std::vector<std::string> split_codes(const std::vector<std::string>& values) {
     while (start <= value.size()) {
       size_t comma = value.find(',', start);
       if (comma == std::string::npos) comma = value.size();
-      std::string item = value.substr(start, comma - start);
-      item.erase(0, item.find_first_not_of(" \t"));
-      item.erase(item.find_last_not_of(" \t") + 1);
+      std::string item = normal_selector(value.substr(start, comma - start));
       if (!item.empty()) out.push_back(item);
       start = comma + 1;
     }

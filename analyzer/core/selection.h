@@ -38,5 +38,9 @@ class Selection {
 
 // Splits "GL101,GL2" and repeated flags into selectors.
 std::vector<std::string> split_codes(const std::vector<std::string>& values);
+// A selector as written (`gl101 `), trimmed and in upper case: codes are read in any case.
+std::string normal_selector(std::string_view text);
+// Every code, prefix and `ALL`: what a selector may say, for "did you mean".
+std::vector<std::string> selector_words(std::span<const Rule* const> rules);
 
 }  // namespace gpulint

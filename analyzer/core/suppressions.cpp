@@ -22,7 +22,10 @@ std::vector<std::string> read_codes(std::string_view s) {
     size_t start = i;
     while (i < s.size() && std::isalnum(static_cast<unsigned char>(s[i]))) ++i;
     if (i == start) break;
-    codes.emplace_back(s.substr(start, i - start));
+    // Codes are read in any case, as on the command line and in config files.
+    std::string code(s.substr(start, i - start));
+    for (char& c : code) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    codes.push_back(std::move(code));
   }
   return codes;
 }

@@ -17,12 +17,21 @@ struct ReportSummary {
 
 struct TextOptions {
   bool color = false;
+  bool summary = true;  // the closing count lines (`--quiet` leaves them out)
 };
 
 // Ruff's full format: `path:line:col: CODE [name] message`, the source line with carets under
 // the span, `help:` with the fix, then a summary line.
 std::string render_text(const std::vector<Diagnostic>& diagnostics, const ReportSummary& summary,
                         const TextOptions& options);
+
+// Ruff's concise format: `path:line:col: CODE message`, one line each, then the summary line.
+std::string render_concise(const std::vector<Diagnostic>& diagnostics, const ReportSummary& summary,
+                           const TextOptions& options);
+
+// `--statistics`: one line per rule, most findings first: the count, the code, the name and how
+// many carry a fix.
+std::string render_statistics(const std::vector<Diagnostic>& diagnostics);
 
 // {"tool", "version", "diagnostics": [...], "summary": {...}}
 std::string render_json(const std::vector<Diagnostic>& diagnostics, const ReportSummary& summary,

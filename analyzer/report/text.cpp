@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -224,18 +225,11 @@ std::string plural(size_t n, std::string_view word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
-}  // namespace
-
-std::string render_text(const std::vector<Diagnostic>& diagnostics, const ReportSummary& summary,
-                        const TextOptions& options) {
-  std::string out;
+// The closing lines of the text and concise reports.
+void render_summary(std::string& out, const std::vector<Diagnostic>& diagnostics,
+                    const ReportSummary& summary) {
   std::set<std::string_view> paths;
-  LineCursor cursor;
-  for (const Diagnostic& d : diagnostics) {
-    render_one(out, d, options, cursor);
-    out += '\n';
-    paths.insert(d.location.path);
-  }
+  for (const Diagnostic& d : diagnostics) paths.insert(d.location.path);
   if (!diagnostics.empty()) {
     out += fmt::format("Found {} in {}.\n", plural(diagnostics.size(), "finding"),
                        plural(paths.size(), "file"));
@@ -248,6 +242,61 @@ std::string render_text(const std::vector<Diagnostic>& diagnostics, const Report
   // a clean one.
   if (!summary.file_errors.empty()) {
     out += fmt::format("Could not check {}.\n", plural(summary.file_errors.size(), "path"));
+  }
+}
+
+}  // namespace
+
+std::string render_text(const std::vector<Diagnostic>& diagnostics, const ReportSummary& summary,
+                        const TextOptions& options) {
+  std::string out;
+  LineCursor cursor;
+  for (const Diagnostic& d : diagnostics) {
+    render_one(out, d, options, cursor);
+    out += '\n';
+  }
+  if (options.summary) render_summary(out, diagnostics, summary);
+  return out;
+}
+
+std::string render_concise(const std::vector<Diagnostic>& diagnostics, const ReportSummary& summary,
+                           const TextOptions& options) {
+  std::string out;
+  for (const Diagnostic& d : diagnostics) {
+    const Style s = style_for(d, options);
+    out += fmt::format("{}{}:{}:{}:{} {}{}{} {}\n", s.bold, visible(d.location.path),
+                       d.location.start.line, d.location.start.column, s.reset, s.code, d.code,
+                       s.reset, visible(d.message));
+  }
+  if (options.summary) render_summary(out, diagnostics, summary);
+  return out;
+}
+
+std::string render_statistics(const std::vector<Diagnostic>& diagnostics) {
+  struct Count {
+    std::string_view name;
+    size_t findings = 0, fixable = 0;
+  };
+  std::map<std::string_view, Count> by_code;
+  for (const Diagnostic& d : diagnostics) {
+    Count& count = by_code[d.code];
+    count.name = d.name;
+    ++count.findings;
+    count.fixable += d.fix.has_value();
+  }
+  std::vector<std::pair<std::string_view, Count>> rows(by_code.begin(), by_code.end());
+  // Most frequent first, as Ruff orders them; by code among equals.
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return a.second.findings > b.second.findings;
+  });
+  size_t width = 1;
+  for (const auto& [code, count] : rows)
+    width = std::max(width, std::to_string(count.findings).size());
+  std::string out;
+  for (const auto& [code, count] : rows) {
+    out += fmt::format("{:>{}}  {}  {}", count.findings, width, code, count.name);
+    if (count.fixable > 0) out += fmt::format(" ({} with a fix)", count.fixable);
+    out += '\n';
   }
   return out;
 }
