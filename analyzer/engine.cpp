@@ -286,7 +286,7 @@ std::vector<Diagnostic> lint_model(const SourceFile& file, const StepModel& mode
       d.name = rule->info.name;
       d.severity = rule->info.severity;
       d.message = std::move(f.message);
-      d.help = rule->info.help;
+      d.help = model.language == Language::Cpp ? rule->info.help_cpp : rule->info.help;
       // A generated or minified line is not worth copying into every finding on it.
       std::string_view line = file.line_text(location.start.line);
       if (line.size() <= kMaxShownLine) d.source_line = line;

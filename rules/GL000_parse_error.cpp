@@ -45,9 +45,17 @@ void check(const RuleInput& in, Sink& sink) {
 }  // namespace
 
 extern const Rule GL000 = {
-    {"GL000", "parse-error", "meta", "The file could not be parsed cleanly",
+    {"GL000",
+     "parse-error",
+     "meta",
+     "The file could not be parsed cleanly",
      "fix the syntax error (or flatten the deepest nesting); gpulint analysed what it could parse",
-     kDocs, true, Severity::Error, Precision::High, RuleKind::Syntax},
+     {},
+     kDocs,
+     true,
+     Severity::Error,
+     Precision::High,
+     RuleKind::Syntax},
     check};
 
 }  // namespace gpulint::rules

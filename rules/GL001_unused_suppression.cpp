@@ -29,10 +29,17 @@ void check(const RuleInput&, Sink&) {}
 
 }  // namespace
 
-extern const Rule GL001 = {
-    {"GL001", "unused-suppression", "meta", "Suppression comment that suppresses nothing",
-     "remove the comment", kDocs, false, Severity::Warning, Precision::High,
-     RuleKind::Suppressions},
-    check};
+extern const Rule GL001 = {{"GL001",
+                            "unused-suppression",
+                            "meta",
+                            "Suppression comment that suppresses nothing",
+                            "remove the comment",
+                            {},
+                            kDocs,
+                            false,
+                            Severity::Warning,
+                            Precision::High,
+                            RuleKind::Suppressions},
+                           check};
 
 }  // namespace gpulint::rules

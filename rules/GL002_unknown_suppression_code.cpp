@@ -30,10 +30,17 @@ void check(const RuleInput&, Sink&) {}
 
 }  // namespace
 
-extern const Rule GL002 = {
-    {"GL002", "unknown-suppression-code", "meta", "Suppression comment names no gpulint rule",
-     "name a gpulint rule (`gpulint rules` lists them) or remove the code", kDocs, true,
-     Severity::Warning, Precision::High, RuleKind::SuppressionCodes},
-    check};
+extern const Rule GL002 = {{"GL002",
+                            "unknown-suppression-code",
+                            "meta",
+                            "Suppression comment names no gpulint rule",
+                            "name a gpulint rule (`gpulint rules` lists them) or remove the code",
+                            {},
+                            kDocs,
+                            true,
+                            Severity::Warning,
+                            Precision::High,
+                            RuleKind::SuppressionCodes},
+                           check};
 
 }  // namespace gpulint::rules

@@ -45,6 +45,8 @@ void check(const RuleInput& in, Sink& sink) {
 extern const Rule GL101 = {
     {"GL101", "item-in-loop", "sync", "Tensor value read on the host every step",
      "accumulate on the device (`.detach()`) and read the value every N steps or after the loop",
+     "accumulate on the device (`total += loss.detach()`) and read `.item<float>()` every N steps "
+     "or after the loop",
      kDocs, true, Severity::Warning},
     check,
     {"sync", "{profile}.readback", "{profile}.pipelined",

@@ -36,8 +36,9 @@ void check(const RuleInput& in, Sink& sink) {
 
 extern const Rule GL102 = {
     {"GL102", "host-copy-in-loop", "sync", "Device-to-host copy every step",
-     "keep results on the GPU and copy them once after the loop (or every N steps)", kDocs, true,
-     Severity::Warning},
+     "keep results on the GPU and copy them once after the loop (or every N steps)",
+     "keep results on the GPU and call `.cpu()` once after the loop (or every N steps)", kDocs,
+     true, Severity::Warning},
     check,
     {"sync", "{profile}.readback", "{profile}.pipelined",
      "a blocking device-to-host copy every step, a {profile} step of {kernels} kernels"},

@@ -41,8 +41,9 @@ void check(const RuleInput& in, Sink& sink) {
 
 extern const Rule GL103 = {
     {"GL103", "synchronize-in-loop", "sync", "Device synchronisation every step",
-     "remove the synchronize, or time with CUDA events every N steps", kDocs, true,
-     Severity::Warning},
+     "remove the synchronize, or time with CUDA events every N steps",
+     "remove `torch::cuda::synchronize()`, or time with `at::cuda::CUDAEvent`s every N steps",
+     kDocs, true, Severity::Warning},
     check,
     {"sync", "{profile}.device_sync", "{profile}.pipelined",
      "cudaDeviceSynchronize every step, a {profile} step of {kernels} kernels"},

@@ -48,7 +48,8 @@ void check(const RuleInput& in, Sink& sink) {
 
 extern const Rule GL104 = {
     {"GL104", "print-per-step", "sync", "Console or logging output every step",
-     "log every N steps (`if step % log_every == 0:`)", kDocs, true, Severity::Warning},
+     "log every N steps (`if step % log_every == 0:`)",
+     "print every N steps (`if (step % log_every == 0)`)", kDocs, true, Severity::Warning},
     check,
     {"sync", "{profile}.print", "{profile}.pipelined",
      "a value read back, formatted and written every step, a {profile} step of {kernels} kernels"},

@@ -63,9 +63,15 @@ void check(const RuleInput& in, Sink& sink) {
 }  // namespace
 
 extern const Rule GL105 = {
-    {"GL105", "tensor-branch-in-loop", "sync", "Python branch on a tensor value every step",
+    {"GL105",
+     "tensor-branch-in-loop",
+     "sync",
+     "Python branch on a tensor value every step",
      "keep the decision on the device (`torch.where`, `clamp`, masking) or check it every N steps",
-     kDocs, true, Severity::Warning},
+     {},
+     kDocs,
+     true,
+     Severity::Warning},
     check,
     {"sync", "{profile}.readback", "{profile}.pipelined",
      "a 4-byte device-to-host read every step, a {profile} step of {kernels} kernels"},

@@ -56,6 +56,7 @@ void check(const RuleInput& in, Sink& sink) {
 extern const Rule GL106 = {
     {"GL106", "dynamic-shape-in-loop", "sync", "Data-dependent output shape every step",
      "keep shapes fixed: mask with `torch.where` or multiply by the mask instead of selecting",
+     "keep shapes fixed: mask with `torch::where` or multiply by the mask instead of selecting",
      kDocs, true, Severity::Warning},
     check,
     {"dynamic", "shape.readback_launch", "shape.fixed_launch",

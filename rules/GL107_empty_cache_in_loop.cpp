@@ -41,7 +41,8 @@ void check(const RuleInput& in, Sink& sink) {
 
 extern const Rule GL107 = {
     {"GL107", "empty-cache-in-loop", "sync", "CUDA cache emptied every step",
-     "remove it from the loop; let the caching allocator reuse memory", kDocs, true,
+     "remove it from the loop; let the caching allocator reuse memory",
+     "remove `emptyCache()` from the loop; let the caching allocator reuse memory", kDocs, true,
      Severity::Warning},
     check,
     {"dynamic", "alloc.free_malloc", "alloc.reuse",

@@ -62,7 +62,8 @@ void check(const RuleInput& in, Sink& sink) {
 
 extern const Rule GL201 = {
     {"GL201", "dataloader-num-workers", "data", "DataLoader loads batches in the training process",
-     "set `num_workers` to a few workers per GPU (and `persistent_workers=True`)", kDocs, true,
+     "set `num_workers` to a few workers per GPU (and `persistent_workers=True`)",
+     "set `.workers(n)` on the `DataLoaderOptions`, a few workers per GPU", kDocs, true,
      Severity::Warning},
     check,
     {"loading", "loader.inline", "loader.workers",

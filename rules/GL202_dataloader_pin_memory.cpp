@@ -47,13 +47,18 @@ void check(const RuleInput& in, Sink& sink) {
 
 }  // namespace
 
-extern const Rule GL202 = {
-    {"GL202", "dataloader-pin-memory", "data", "DataLoader batches are not in pinned memory",
-     "pass `pin_memory=True` and copy with `.to(device, non_blocking=True)`", kDocs, true,
-     Severity::Warning},
-    check,
-    {"transfer", "h2d.pageable", "h2d.pinned",
-     "a {batch_shape} fp32 batch copied from pageable memory"},
-    shape::kSawTooth};
+extern const Rule GL202 = {{"GL202",
+                            "dataloader-pin-memory",
+                            "data",
+                            "DataLoader batches are not in pinned memory",
+                            "pass `pin_memory=True` and copy with `.to(device, non_blocking=True)`",
+                            {},
+                            kDocs,
+                            true,
+                            Severity::Warning},
+                           check,
+                           {"transfer", "h2d.pageable", "h2d.pinned",
+                            "a {batch_shape} fp32 batch copied from pageable memory"},
+                           shape::kSawTooth};
 
 }  // namespace gpulint::rules

@@ -75,11 +75,17 @@ void check(const RuleInput& in, Sink& sink) {
 
 }  // namespace
 
-extern const Rule GL203 = {
-    {"GL203", "dataloader-persistent-workers", "data", "DataLoader workers re-spawned every epoch",
-     "pass `persistent_workers=True`", kDocs, false, Severity::Warning},
-    check,
-    {},
-    shape::kSawTooth};
+extern const Rule GL203 = {{"GL203",
+                            "dataloader-persistent-workers",
+                            "data",
+                            "DataLoader workers re-spawned every epoch",
+                            "pass `persistent_workers=True`",
+                            {},
+                            kDocs,
+                            false,
+                            Severity::Warning},
+                           check,
+                           {},
+                           shape::kSawTooth};
 
 }  // namespace gpulint::rules

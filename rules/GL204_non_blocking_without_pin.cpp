@@ -58,8 +58,14 @@ void check(const RuleInput& in, Sink& sink) {
 }  // namespace
 
 extern const Rule GL204 = {
-    {"GL204", "non-blocking-without-pin", "data", "`non_blocking=True` copy from pageable memory",
-     "pass `pin_memory=True` to the DataLoader so the copy can run asynchronously", kDocs, true,
+    {"GL204",
+     "non-blocking-without-pin",
+     "data",
+     "`non_blocking=True` copy from pageable memory",
+     "pass `pin_memory=True` to the DataLoader so the copy can run asynchronously",
+     {},
+     kDocs,
+     true,
      Severity::Warning},
     check,
     {"transfer", "host.pageable_async", "host.pinned_async",

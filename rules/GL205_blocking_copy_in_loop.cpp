@@ -52,12 +52,18 @@ void check(const RuleInput& in, Sink& sink) {
 
 }  // namespace
 
-extern const Rule GL205 = {
-    {"GL205", "blocking-copy-in-loop", "data", "Pinned batch copied synchronously",
-     "copy with `.to(device, non_blocking=True)`", kDocs, false, Severity::Warning},
-    check,
-    {"transfer", "host.pinned_sync", "host.pinned_async",
-     "host blocked in a blocking copy of a pinned batch"},
-    0};
+extern const Rule GL205 = {{"GL205",
+                            "blocking-copy-in-loop",
+                            "data",
+                            "Pinned batch copied synchronously",
+                            "copy with `.to(device, non_blocking=True)`",
+                            {},
+                            kDocs,
+                            false,
+                            Severity::Warning},
+                           check,
+                           {"transfer", "host.pinned_sync", "host.pinned_async",
+                            "host blocked in a blocking copy of a pinned batch"},
+                           0};
 
 }  // namespace gpulint::rules

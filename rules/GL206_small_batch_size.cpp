@@ -54,7 +54,8 @@ void check(const RuleInput& in, Sink& sink) {
 
 extern const Rule GL206 = {
     {"GL206", "small-batch-size", "data", "DataLoader batches too small to fill the GPU",
-     "raise `batch_size` (accumulate gradients if memory is the limit)", kDocs, true,
+     "raise `batch_size` (accumulate gradients if memory is the limit)",
+     "raise `.batch_size(n)` (accumulate gradients if memory is the limit)", kDocs, true,
      Severity::Warning},
     check,
     {"loading", "batch.b{batch}", "batch.b{reference_batch}",

@@ -54,7 +54,9 @@ void check(const RuleInput& in, Sink& sink) {
 
 extern const Rule GL301 = {
     {"GL301", "data-not-moved", "placement", "Batch used on the CPU while the model is on the GPU",
-     "move the batch first: `x = x.to(device, non_blocking=True)`", kDocs, true, Severity::Warning},
+     "move the batch first: `x = x.to(device, non_blocking=True)`",
+     "move the batch first: `auto data = batch.data.to(device, /*non_blocking=*/true);`", kDocs,
+     true, Severity::Warning},
     check,
     {"placement", "gemm.cpu", "gemm.gpu", "a {cpu_gemm} fp32 GEMM on the CPU instead of the GPU"},
     shape::kSpikeThenZero};

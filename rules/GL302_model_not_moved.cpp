@@ -73,8 +73,8 @@ void check(const RuleInput& in, Sink& sink) {
 
 extern const Rule GL302 = {
     {"GL302", "model-not-moved", "placement", "Trained model never moved to the GPU",
-     "move it before building the optimizer: `model = Net().to(device)`", kDocs, true,
-     Severity::Warning},
+     "move it before building the optimizer: `model = Net().to(device)`",
+     "move it before building the optimizer: `model->to(device);`", kDocs, true, Severity::Warning},
     check,
     {"placement", "gemm.cpu", "gemm.gpu", "a {cpu_gemm} fp32 GEMM on the CPU instead of the GPU"},
     shape::kIdle | shape::kSpikeThenZero};

@@ -55,7 +55,9 @@ void check(const RuleInput& in, Sink& sink) {
 extern const Rule GL303 = {
     {"GL303", "create-then-move", "placement",
      "Tensor created on the CPU and moved to the GPU right away",
-     "create it on the device: `torch.zeros(..., device=device)`", kDocs, true, Severity::Warning},
+     "create it on the device: `torch.zeros(..., device=device)`",
+     "create it on the device: `torch::zeros({n}, torch::TensorOptions().device(device))`", kDocs,
+     true, Severity::Warning},
     check,
     {"placement", "fill.{fill_key}host_copy", "fill.{fill_key}device",
      "{fill} filled on the host and copied, vs filled on the device"},

@@ -40,9 +40,15 @@ void check(const RuleInput& in, Sink& sink) {
 }  // namespace
 
 extern const Rule GL304 = {
-    {"GL304", "cpu-only-torch", "placement", "Dependency file pins a CPU-only PyTorch build",
-     "install a CUDA build: drop `+cpu` / `cpuonly`, or use a `/whl/cu121`-style index", kDocs,
-     true, Severity::Warning},
+    {"GL304",
+     "cpu-only-torch",
+     "placement",
+     "Dependency file pins a CPU-only PyTorch build",
+     "install a CUDA build: drop `+cpu` / `cpuonly`, or use a `/whl/cu121`-style index",
+     {},
+     kDocs,
+     true,
+     Severity::Warning},
     check,
     {},
     shape::kIdle};

@@ -70,8 +70,10 @@ void check(const RuleInput& in, Sink& sink) {
 
 extern const Rule GL401 = {
     {"GL401", "missing-autocast", "precision", "Training loop without mixed precision",
-     "wrap the forward pass in `torch.autocast(\"cuda\", dtype=torch.bfloat16)`", kDocs, true,
-     Severity::Warning},
+     "wrap the forward pass in `torch.autocast(\"cuda\", dtype=torch.bfloat16)`",
+     "run the forward pass under autocast: `at::autocast::set_enabled(true)` before it, "
+     "`set_enabled(false)` and `at::autocast::clear_cache()` after",
+     kDocs, true, Severity::Warning},
     check,
     {"precision", "gemm.fp32", "gemm.bf16", "a {gemm} GEMM in FP32 instead of BF16"},
     shape::kHealthy};

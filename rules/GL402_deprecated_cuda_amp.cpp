@@ -99,9 +99,14 @@ void check(const RuleInput& in, Sink& sink) {
 }  // namespace
 
 extern const Rule GL402 = {
-    {"GL402", "deprecated-cuda-amp", "precision",
+    {"GL402",
+     "deprecated-cuda-amp",
+     "precision",
      "Deprecated `torch.cuda.amp` / `torch.cpu.amp` API",
-     "use `torch.amp.autocast(\"cuda\", ...)` and `torch.amp.GradScaler(\"cuda\")`", kDocs, true,
+     "use `torch.amp.autocast(\"cuda\", ...)` and `torch.amp.GradScaler(\"cuda\")`",
+     {},
+     kDocs,
+     true,
      Severity::Warning},
     check};
 

@@ -78,9 +78,15 @@ void check(const RuleInput& in, Sink& sink) {
 }  // namespace
 
 extern const Rule GL403 = {
-    {"GL403", "fp16-without-grad-scaler", "precision", "float16 training without loss scaling",
-     "scale the loss with `torch.amp.GradScaler(\"cuda\")`, or autocast to `torch.bfloat16`", kDocs,
-     true, Severity::Warning},
+    {"GL403",
+     "fp16-without-grad-scaler",
+     "precision",
+     "float16 training without loss scaling",
+     "scale the loss with `torch.amp.GradScaler(\"cuda\")`, or autocast to `torch.bfloat16`",
+     {},
+     kDocs,
+     true,
+     Severity::Warning},
     check,
     {"precision", "gemm.fp16", "gemm.bf16", "BF16 (no GradScaler needed) against FP16, {gemm}"},
     0};

@@ -67,8 +67,9 @@ void check(const RuleInput& in, Sink& sink) {
 extern const Rule GL404 = {
     {"GL404", "fp32-matmul-precision", "precision",
      "FP32 matrix math kept off the TF32 tensor cores",
-     "enable TF32: `torch.set_float32_matmul_precision(\"high\")` (or train under autocast)", kDocs,
-     true, Severity::Warning},
+     "enable TF32: `torch.set_float32_matmul_precision(\"high\")` (or train under autocast)",
+     "keep TF32 on: drop `setAllowTF32CuBLAS(false)` (or set it `true`)", kDocs, true,
+     Severity::Warning},
     check,
     {"precision", "gemm.fp32", "gemm.tf32", "a {gemm} GEMM in full FP32 instead of TF32"},
     shape::kHealthy};

@@ -77,13 +77,18 @@ void check(const RuleInput& in, Sink& sink) {
 
 }  // namespace
 
-extern const Rule GL405 = {
-    {"GL405", "unaligned-gemm-dims", "precision",
-     "Layer size not a multiple of 8 under mixed precision",
-     "round the size up to a multiple of 8 (64 for vocabularies)", kDocs, false, Severity::Warning},
-    check,
-    {"precision", "gemm.bf16.k{dim}", "gemm.bf16.k{dim_aligned}",
-     "a BF16 GEMM with K={dim} vs K={dim_aligned}"},
-    0};
+extern const Rule GL405 = {{"GL405",
+                            "unaligned-gemm-dims",
+                            "precision",
+                            "Layer size not a multiple of 8 under mixed precision",
+                            "round the size up to a multiple of 8 (64 for vocabularies)",
+                            {},
+                            kDocs,
+                            false,
+                            Severity::Warning},
+                           check,
+                           {"precision", "gemm.bf16.k{dim}", "gemm.bf16.k{dim_aligned}",
+                            "a BF16 GEMM with K={dim} vs K={dim_aligned}"},
+                           0};
 
 }  // namespace gpulint::rules

@@ -97,8 +97,9 @@ void check(const RuleInput& in, Sink& sink) {
 
 extern const Rule GL501 = {
     {"GL501", "debug-mode-enabled", "overhead", "Debugging mode left on in training code",
-     "remove it, or profile a few steps with `torch.profiler.profile(schedule=...)`", kDocs, true,
-     Severity::Warning},
+     "remove it, or profile a few steps with `torch.profiler.profile(schedule=...)`",
+     "remove it: no `AnomalyMode::set_enabled(true)` or `CUDA_LAUNCH_BLOCKING=1` in training code",
+     kDocs, true, Severity::Warning},
     check,
     {"debug", "{profile}.sync_each", "{profile}.async",
      "a sync after every kernel, a {profile} step of {kernels} kernels"},

@@ -75,7 +75,9 @@ void check(const RuleInput& in, Sink& sink) {
 extern const Rule GL502 = {
     {"GL502", "loss-accumulated-with-graph", "overhead",
      "Loss accumulated across steps with its autograd graph",
-     "accumulate `loss.detach()` (or `loss.item()` every N steps)", kDocs, true, Severity::Warning},
+     "accumulate `loss.detach()` (or `loss.item()` every N steps)",
+     "accumulate `loss.detach()` (or read `loss.item<float>()` every N steps)", kDocs, true,
+     Severity::Warning},
     check};
 
 }  // namespace gpulint::rules

@@ -63,7 +63,9 @@ void check(const RuleInput& in, Sink& sink) {
 
 extern const Rule GL503 = {
     {"GL503", "module-created-in-loop", "overhead", "Module with parameters constructed per step",
-     "construct the module once, in `__init__` or before the loop", kDocs, true, Severity::Warning},
+     "construct the module once, in `__init__` or before the loop",
+     "construct the module once, in the model's constructor (`register_module`) or before the loop",
+     kDocs, true, Severity::Warning},
     check,
     {"dynamic", "weights.recreate", "weights.reuse",
      "a {layer} layer allocated, initialised on the host and uploaded every step"},

@@ -61,8 +61,9 @@ void check(const RuleInput& in, Sink& sink) {
 
 extern const Rule GL504 = {
     {"GL504", "eval-without-no-grad", "overhead", "Evaluation loop runs with autograd on",
-     "wrap the loop in `with torch.inference_mode():` (or `torch.no_grad()`)", kDocs, true,
-     Severity::Warning},
+     "wrap the loop in `with torch.inference_mode():` (or `torch.no_grad()`)",
+     "open the evaluation loop with `torch::NoGradGuard no_grad;` (or `c10::InferenceMode guard;`)",
+     kDocs, true, Severity::Warning},
     check};
 
 }  // namespace gpulint::rules

@@ -48,9 +48,15 @@ void check(const RuleInput& in, Sink& sink) {
 
 }  // namespace
 
-extern const Rule GL505 = {{"GL505", "data-parallel", "overhead", "Single-process DataParallel",
+extern const Rule GL505 = {{"GL505",
+                            "data-parallel",
+                            "overhead",
+                            "Single-process DataParallel",
                             "use `DistributedDataParallel` with one process per GPU (`torchrun`)",
-                            kDocs, true, Severity::Warning},
+                            {},
+                            kDocs,
+                            true,
+                            Severity::Warning},
                            check};
 
 }  // namespace gpulint::rules

@@ -39,9 +39,15 @@ void check(const RuleInput& in, Sink& sink) {
 
 }  // namespace
 
-extern const Rule GL506 = {
-    {"GL506", "zero-grad-no-set-to-none", "overhead", "Gradients zeroed instead of set to None",
-     "call `zero_grad()` (set_to_none=True, the default)", kDocs, true, Severity::Warning},
-    check};
+extern const Rule GL506 = {{"GL506",
+                            "zero-grad-no-set-to-none",
+                            "overhead",
+                            "Gradients zeroed instead of set to None",
+                            "call `zero_grad()` (set_to_none=True, the default)",
+                            {},
+                            kDocs,
+                            true,
+                            Severity::Warning},
+                           check};
 
 }  // namespace gpulint::rules

@@ -59,9 +59,15 @@ void check(const RuleInput& in, Sink& sink) {
 }  // namespace
 
 extern const Rule GL507 = {
-    {"GL507", "optimizer-not-foreach", "overhead", "Optimizer updates parameters one at a time",
-     "use a torch.optim optimizer with its default foreach (or `fused=True`) implementation", kDocs,
-     false, Severity::Warning},
+    {"GL507",
+     "optimizer-not-foreach",
+     "overhead",
+     "Optimizer updates parameters one at a time",
+     "use a torch.optim optimizer with its default foreach (or `fused=True`) implementation",
+     {},
+     kDocs,
+     false,
+     Severity::Warning},
     check};
 
 }  // namespace gpulint::rules

@@ -66,8 +66,14 @@ void check(const RuleInput& in, Sink& sink) {
 }  // namespace
 
 extern const Rule GL508 = {
-    {"GL508", "no-compile", "overhead", "Training loop over a model never compiled",
-     "compile the model once before training: `model = torch.compile(model)`", kDocs, false,
+    {"GL508",
+     "no-compile",
+     "overhead",
+     "Training loop over a model never compiled",
+     "compile the model once before training: `model = torch.compile(model)`",
+     {},
+     kDocs,
+     false,
      Severity::Warning},
     check,
     {},

@@ -42,9 +42,15 @@ void check(const RuleInput& in, Sink& sink) {
 }  // namespace
 
 extern const Rule GL509 = {
-    {"GL509", "ddp-find-unused", "overhead", "DDP searches for unused parameters every step",
-     "drop `find_unused_parameters=True` unless some parameters really get no gradient", kDocs,
-     false, Severity::Warning},
+    {"GL509",
+     "ddp-find-unused",
+     "overhead",
+     "DDP searches for unused parameters every step",
+     "drop `find_unused_parameters=True` unless some parameters really get no gradient",
+     {},
+     kDocs,
+     false,
+     Severity::Warning},
     check};
 
 }  // namespace gpulint::rules

@@ -24,11 +24,12 @@ enum class RuleKind : uint8_t { Code, Syntax, Suppressions, SuppressionCodes };
 // What a rule is, independent of any finding. `docs` is Markdown with the sections
 // "What it does", "Why is this bad", "Example", "Use instead".
 struct RuleInfo {
-  std::string_view code;     // GL101
-  std::string_view name;     // item-in-loop
-  std::string_view family;   // sync, data, placement, precision, overhead, meta
-  std::string_view summary;  // one line, for `gpulint rules` and SARIF shortDescription
-  std::string_view help;     // the one-line fix printed under each finding
+  std::string_view code;      // GL101
+  std::string_view name;      // item-in-loop
+  std::string_view family;    // sync, data, placement, precision, overhead, meta
+  std::string_view summary;   // one line, for `gpulint rules` and SARIF shortDescription
+  std::string_view help;      // the one-line fix printed under each finding
+  std::string_view help_cpp;  // the same in LibTorch's spelling, for C++ files; empty: none
   std::string_view docs;
   bool default_on = true;
   Severity severity = Severity::Warning;

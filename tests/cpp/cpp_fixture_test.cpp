@@ -15,6 +15,7 @@
 
 #include "analyzer/core/source_file.h"
 #include "analyzer/engine.h"
+#include "rules/registry.h"
 #include "tests/expectations.h"
 #include "tests/fixture_files.h"
 #include "tests/fixture_selection.h"
@@ -42,8 +43,17 @@ TEST_P(CppFixture, MatchesExpectations) {
   const RuleSet rule_set = fixture::rule_set(marked, {});
 
   std::vector<expect::Actual> actuals;
-  for (const Diagnostic& d : lint_source(SourceFile(relative, text), rule_set))
+  for (const Diagnostic& d : lint_source(SourceFile(relative, text), rule_set)) {
     actuals.push_back({d.code, d.location.start.line, d.location.start.column, d.message});
+    // A C++ finding tells the fix in LibTorch's spelling (RuleInfo::help_cpp), never Python's.
+    const auto rule = std::find_if(all_rules().begin(), all_rules().end(),
+                                   [&](const Rule* r) { return r->info.code == d.code; });
+    ASSERT_NE(rule, all_rules().end()) << d.code;
+    if ((*rule)->info.kind == RuleKind::Code) {
+      EXPECT_FALSE(d.help.empty()) << relative << ": " << d.code << " has no C++ help";
+      EXPECT_EQ(d.help, (*rule)->info.help_cpp) << relative;
+    }
+  }
   const expect::MatchResult result = expect::match(parsed.expectations, actuals);
   for (const expect::Expectation& e : result.missing)
     ADD_FAILURE() << relative << ":" << e.line << ": missing " << e.code;
