@@ -32,6 +32,7 @@ int run_rules(const std::string& format) {
                       {"severity", info.severity == Severity::Error ? "error" : "warning"},
                       {"summary", info.summary},
                       {"help", info.help},
+                      {"help_cpp", info.help_cpp},
                       {"docs", info.docs}});
       // The two figures `gpulint verify` takes its cost from, at the default parameters
       // (verifier/crosscheck/compare.py reads them).
@@ -77,6 +78,7 @@ int run_explain(std::string code) {
   if (!info.default_on) text += fmt::format(" Enable it with `--select {}`.", info.code);
   text += "\n";
   if (!info.help.empty()) text += fmt::format("Fix: {}\n", info.help);
+  if (!info.help_cpp.empty()) text += fmt::format("Fix in C++: {}\n", info.help_cpp);
   if (!info.docs.empty()) text += fmt::format("\n{}\n", info.docs);
   // Docs written as a raw string often end in a newline already; print exactly one.
   while (text.ends_with("\n\n")) text.pop_back();
