@@ -188,6 +188,18 @@ int check_project(const CheckOptions& options, Project& project) {
   }
 
   project.resolve(files);
+  if (const std::string& dir = options.compile_database_dir; !dir.empty()) {
+    // A database named and not found must not turn into a silent run on syntax alone.
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) {
+      throw std::invalid_argument("-p " + dir + ": no such directory");
+    }
+    if (!std::filesystem::exists(std::filesystem::path(dir) / "compile_commands.json", ec)) {
+      throw std::invalid_argument("-p " + dir +
+                                  ": holds no compile_commands.json (CMake writes one with "
+                                  "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON)");
+    }
+  }
   cpp::set_compile_database_dir(options.compile_database_dir);
   lint.jobs = options.jobs;
   lint.max_file_size = options.max_file_size;

@@ -114,6 +114,20 @@ TEST_F(CliHabits, DidYouMean) {
   EXPECT_NE(key.err.find("did you mean `select`?"), std::string::npos) << key.err;
 }
 
+// -p names the compile database's directory: one that is missing or holds none is an error,
+// not a silent run on syntax alone.
+TEST_F(CliHabits, AMissingCompileDatabaseIsAnError) {
+  write("train.cpp", "int main() { return 0; }\n");
+  const Result missing = run({"-p", "no-such-dir", "train.cpp"});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("-p no-such-dir: no such directory"), std::string::npos)
+      << missing.err;
+  write("build/README", "no database here\n");
+  const Result empty = run({"-p", "build", "train.cpp"});
+  EXPECT_EQ(empty.status, 2);
+  EXPECT_NE(empty.err.find("holds no compile_commands.json"), std::string::npos) << empty.err;
+}
+
 TEST_F(CliHabits, CodesAreReadInAnyCase) {
   write("train.py", kTraining);
   const Result upper = run({"--output-format", "concise", "--select", "GL101", "train.py"});
