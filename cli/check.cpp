@@ -20,7 +20,9 @@
 #include "analyzer/core/walker.h"
 #include "analyzer/cpp/front_end.h"
 #include "analyzer/engine.h"
+#include "analyzer/fixes/apply.h"
 #include "analyzer/report/report.h"
+#include "cli/fix.h"
 #include "cli/output.h"
 #include "cli/project.h"
 #include "cli/subcommand.h"
@@ -37,6 +39,10 @@ struct CheckOptions {
   bool exit_zero = false;
   bool quiet = false;
   bool show_files = false;
+  bool fix = false;
+  bool unsafe_fixes = false;
+  bool diff = false;
+  bool fix_only = false;
   std::vector<std::string> select;
   std::vector<std::string> extend_select;
   std::vector<std::string> ignore;
@@ -207,13 +213,44 @@ int check_project(const CheckOptions& options, Project& project) {
   // Standard input comes from an editor or a formatter, run at every change: no cache is written.
   const std::unique_ptr<ResultCache> cache = from_stdin ? nullptr : open_cache(options);
   lint.cache = cache.get();
-  const LintResult result = lint_files(files, lint);
+  LintResult result = lint_files(files, lint);
+  size_t fixed = 0;
+  // Standard input fixed is printed, not written back; the report then goes to stderr.
+  const bool fixed_to_stdout = from_stdin && (options.fix || options.fix_only) && !options.diff;
+  std::string stdin_text = fixed_to_stdout ? lint.texts.begin()->second : std::string();
+  if (options.fix || options.fix_only || options.diff) {
+    FixRun run = fix_files(files, lint, std::move(result), options.unsafe_fixes);
+    result = std::move(run.remaining);
+    for (const std::string& path : run.refused)
+      warning(fmt::format("{}: not fixed: the fixed text would not parse", path));
+    if (options.diff) {
+      std::string out;
+      for (const auto& [path, after] : run.after)
+        out += unified_diff(path, run.before.at(path), after);
+      if (!write_stdout(out)) return kExitError;
+      if (!options.quiet) {
+        fmt::print(stderr, "Would fix {} finding{}.\n", run.applied, run.applied == 1 ? "" : "s");
+      }
+      return run.after.empty() ? kExitClean : kExitFindings;
+    }
+    bool written = true;
+    for (const auto& [path, after] : run.after) {
+      if (fixed_to_stdout && lint.texts.count(path)) {
+        stdin_text = after;
+      } else {
+        written &= write_atomically(path, after);
+      }
+    }
+    if (!written) return kExitError;
+    fixed = run.applied;
+  }
   if (cache) {
     if (std::string problem = cache->save(); !problem.empty())
       warning("the cache was not saved: " + problem);
   }
 
   ReportSummary summary{result.files_checked, path_errors};
+  summary.fixed = fixed;
   for (const FileError& e : result.errors) {
     summary.file_errors.push_back(fmt::format("{}: {}", e.path, e.message));
   }
@@ -234,9 +271,22 @@ int check_project(const CheckOptions& options, Project& project) {
         recovered, recovered == 1 ? "" : "s"));
   }
 
+  if (fixed_to_stdout && !write_stdout(stdin_text)) return kExitError;
+  if (options.fix_only) {
+    if (!options.quiet && !fixed_to_stdout) {
+      write_stdout(fmt::format("Fixed {} finding{}.\n", fixed, fixed == 1 ? "" : "s"));
+    }
+    return summary.file_errors.empty() ? kExitClean : kExitError;
+  }
   const std::string report = render_report(options.format, result, summary, options);
-  bool written = options.output_file.empty() ? write_stdout(report)
-                                             : write_atomically(options.output_file, report);
+  bool written = false;
+  if (!options.output_file.empty()) {
+    written = write_atomically(options.output_file, report);
+  } else if (fixed_to_stdout) {
+    written = std::fwrite(report.data(), 1, report.size(), stderr) == report.size();
+  } else {
+    written = write_stdout(report);
+  }
   // Extra reports of the same run, e.g. text for the log and SARIF for code scanning; each is
   // written even when another failed, and any failure fails the run.
   if (!options.sarif_output.empty()) {
@@ -294,6 +344,14 @@ Subcommand add_check(CLI::App& app) {
                 "Print the findings and nothing else: no summary, notes or warnings");
   cmd->add_flag("--show-files", check->show_files,
                 "Print the files that would be linted, and exit");
+  cmd->add_flag("--fix", check->fix,
+                "Apply the safe fixes, then report what remains (standard input: print it fixed)");
+  cmd->add_flag("--unsafe-fixes", check->unsafe_fixes,
+                "Apply the unsafe fixes too (they may change what the program computes)");
+  cmd->add_flag("--diff", check->diff,
+                "Print the fixes as a unified diff and change nothing (exit 1 when there is one)");
+  cmd->add_flag("--fix-only", check->fix_only,
+                "Apply the fixes and report only how many; no findings");
   // One value per flag, so that `--select GL1 train.py` does not swallow the path.
   cmd->add_option("--select", check->select,
                   "Rules to run instead of the defaults: codes, prefixes (GL1) or ALL; "

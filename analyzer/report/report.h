@@ -13,6 +13,7 @@ namespace gpulint {
 struct ReportSummary {
   size_t files_checked = 0;
   std::vector<std::string> file_errors;  // "path: message"
+  size_t fixed = 0;                      // fixes applied (`--fix`) before these findings
 };
 
 struct TextOptions {

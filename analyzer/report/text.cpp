@@ -230,6 +230,7 @@ void render_summary(std::string& out, const std::vector<Diagnostic>& diagnostics
                     const ReportSummary& summary) {
   std::set<std::string_view> paths;
   for (const Diagnostic& d : diagnostics) paths.insert(d.location.path);
+  if (summary.fixed > 0) out += fmt::format("Fixed {}.\n", plural(summary.fixed, "finding"));
   if (!diagnostics.empty()) {
     out += fmt::format("Found {} in {}.\n", plural(diagnostics.size(), "finding"),
                        plural(paths.size(), "file"));
