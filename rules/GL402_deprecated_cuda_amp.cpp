@@ -9,7 +9,10 @@ namespace {
 constexpr std::string_view kDocs = R"md(## What it does
 Flags the deprecated device-specific AMP entry points: `torch.cuda.amp.autocast(...)`,
 `torch.cuda.amp.GradScaler(...)` and `torch.cpu.amp.*`, whether called by their full name or
-imported from those modules.
+imported from those modules. Silent where the old API is the fallback for an old torch: in a
+branch or conditional expression chosen by the torch version (`if TORCH_GE_2_4:`, `... if
+hasattr(torch, "amp") else torch.cuda.amp.GradScaler()`) or in a `try:` that falls back on
+`ImportError` or `AttributeError`; rewriting it there would undo the guard.
 
 ## Why is this bad
 They are thin deprecated wrappers around `torch.amp`: every call emits a `FutureWarning`, and
@@ -79,7 +82,9 @@ std::string imported_from(const StepModel& m, std::string_view local) {
 
 void check(const RuleInput& in, Sink& sink) {
   for (const ApiUse& use : in.model.api_uses) {
-    if (use.kind != ApiKind::DeprecatedAmp) continue;
+    // `torch.amp.GradScaler("cuda") if TORCH_GE_2_3 else torch.cuda.amp.GradScaler()`: the
+    // old API is the fallback for an old torch, where the new one does not exist.
+    if (use.kind != ApiKind::DeprecatedAmp || use.version_guarded) continue;
     const std::string tail(tail_of(use.spelling));
     std::string_view device = device_of(use.spelling);
     std::string named = "`" + use.spelling + "`";

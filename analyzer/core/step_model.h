@@ -296,6 +296,8 @@ struct ApiUse {
   ArgumentList arguments;
   Span value;           // the offending argument's value (`False` in set_to_none=False)
   std::string subject;  // Compile: the model name
+  // DeprecatedAmp: in a branch chosen by the torch version, the fallback for an old torch.
+  bool version_guarded = false;
 };
 
 enum class AmpDtype : uint8_t { Default, BFloat16, Float16, Unknown };

@@ -299,6 +299,9 @@ class Builder {
   void on_block(Node n, int depth);
   void on_if(Node n, int depth);
   bool is_cuda_condition(Node condition) const;
+  // Inside a branch chosen by the installed torch's version (`if TORCH_GE_2_4:`, `x if
+  // hasattr(torch, "amp") else y`, a `try:` falling back on ImportError or AttributeError).
+  bool version_guarded(Node n) const;
   void on_try(Node n, int depth);
   Autocast describe_autocast(Node expr, ScopeId body);
   void on_with(Node n, int depth);

@@ -190,6 +190,7 @@ void Builder::on_api_call(Node n, const Callee& c, const Args& args) {
       (callee.starts_with("torch.cuda.amp.") || callee.starts_with("torch.cpu.amp.") ||
        callee.starts_with("cuda.amp.") || deprecated_amp_names_.count(callee))) {
     add_api(ApiKind::DeprecatedAmp, n, callee);
+    m_.api_uses.back().version_guarded = version_guarded(n);
   }
   // `partial(torch.cuda.amp.autocast, dtype=...)`: the deprecated API, called later.
   if (tail == "partial" && (is(first, s_.attribute) || is(first, s_.identifier))) {
@@ -199,6 +200,7 @@ void Builder::on_api_call(Node n, const Callee& c, const Args& args) {
         (inner.starts_with("torch.cuda.amp.") || inner.starts_with("torch.cpu.amp.") ||
          deprecated_amp_names_.count(inner))) {
       add_api(ApiKind::DeprecatedAmp, first, inner);
+      m_.api_uses.back().version_guarded = version_guarded(n);
     }
   }
   if (tail == "GradScaler" || tail == "ShardedGradScaler") add_api(ApiKind::GradScaler, n, callee);

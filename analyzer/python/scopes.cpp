@@ -1,5 +1,6 @@
 // Scopes: classes, functions, loops, branches and guards, `with` regions.
 #include <algorithm>
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -398,6 +399,43 @@ bool Builder::is_cuda_condition(Node condition) const {
   std::string_view t = text(condition);
   return t.find("cuda") != std::string_view::npos || t.find("gpu") != std::string_view::npos ||
          t.find("GPU") != std::string_view::npos;
+}
+
+namespace {
+
+bool mentions_version(std::string_view condition) {
+  std::string lower(condition);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::string_view word :
+       {"version", "torch_greater", "torch_ge_", "_torch_ge", "is_torch_", "hasattr(torch"}) {
+    if (lower.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool Builder::version_guarded(Node n) const {
+  for (Node a = n.parent(), below = n; !null(a) && !is(a, s_.function_definition);
+       below = a, a = a.parent()) {
+    Node condition;
+    if (is(a, s_.if_statement) || is(a, s_.elif_clause)) {
+      condition = field(a, s_.f_condition);
+    } else if (is(a, s_.conditional_expression)) {
+      condition = a.named_child(1);
+    } else if (is(a, s_.try_statement)) {
+      for (Node c = a.first_child(); !null(c); c = c.next_sibling()) {
+        if (is(c, s_.except_clause) &&
+            (contains_text(c, "ImportError") || contains_text(c, "AttributeError") ||
+             contains_text(c, "ModuleNotFoundError"))) {
+          return true;
+        }
+      }
+      continue;
+    }
+    if (!null(condition) && condition != below && mentions_version(text(condition))) return true;
+  }
+  return false;
 }
 
 void Builder::on_try(Node n, int depth) {
