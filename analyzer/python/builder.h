@@ -216,6 +216,15 @@ class Builder {
   std::vector<PendingConvert> tensor_converts_;
   std::vector<PendingInput> pending_inputs_;
   std::vector<std::pair<Node, Accumulation>> pending_accumulations_;
+  // Names computed from an accumulation's target in its function (`loss =
+  // torch.stack(log_probs).sum()`), with the target: a backward on them consumes the graphs.
+  struct Derived {
+    std::string_view name;
+    std::string target;
+    int32_t function;
+  };
+  std::vector<Derived> derived_from_accumulations_;
+  void note_derived(std::string_view name, Node value);
   std::vector<Backward> backwards_;
   mutable std::vector<ImportedConstant> imported_constants_;  // found while resolving values
   // Conditions on a tensor, judged where they stand (names hold what they held there).

@@ -314,15 +314,23 @@ void Builder::finish() {
     }
     return false;
   });
-  // Summed over an inner loop and then backpropagated within the same step (per-token losses
-  // of one sequence): the graph is consumed every step, not kept across steps.
+  // Summed over an inner loop and then backpropagated (per-token losses of one sequence within
+  // a step, an episode's log-probabilities in actor-critic code), directly or through a name
+  // computed from it: the graph is needed, and consumed, not kept for nothing.
   std::erase_if(m_.accumulations, [&](const Accumulation& a) {
     if (a.target.find('.') != std::string::npos) return false;
     const Loop& loop = m_.loops[a.loop];
+    auto reads_target = [&](std::string_view name) {
+      if (name == a.target) return true;
+      return std::any_of(derived_from_accumulations_.begin(), derived_from_accumulations_.end(),
+                         [&](const Derived& d) {
+                           return d.name == name && d.target == a.target &&
+                                  d.function == loop.function;
+                         });
+    };
     return std::any_of(backwards_.begin(), backwards_.end(), [&](const Backward& b) {
       return b.function == loop.function && b.function >= 0 && b.span.begin >= loop.span.end &&
-             std::find(b.names.begin(), b.names.end(), a.target) != b.names.end() &&
-             m_.step_context(b.scope).per_step();
+             std::any_of(b.names.begin(), b.names.end(), reads_target);
     });
   });
 }

@@ -109,6 +109,7 @@ void Builder::on_assignment(Node n, int depth) {
   if (names.empty()) return;
   const std::string_view name = names.front();
   const bool single = names.size() == 1;
+  if (single && function_ >= 0 && !pending_accumulations_.empty()) note_derived(name, value);
 
   // Loop-carried facts: bound names, and batches moved or not on their way to the model.
   if (!loop_stack_.empty() && loop_stack_.back().function == function_) {
@@ -410,6 +411,26 @@ void Builder::on_augmented(Node n, int depth) {
   if (text(right) == "1") counter_names_.insert(name);
   if (is_tensor_expr(right)) tensor_names_.insert(name);
   if (!loop_stack_.empty()) loop_stack_.back().bound.insert(name);
+}
+
+// `loss = torch.stack(log_probs).sum()` after `log_probs.append(...)`: `loss` carries what was
+// accumulated. Only asked once something is accumulated, so most assignments pay nothing.
+void Builder::note_derived(std::string_view name, Node value) {
+  std::vector<std::string_view>& read = scratch_names_;
+  read.clear();
+  read_names(value, read);
+  for (std::string_view r : read) {
+    for (const auto& [node, acc] : pending_accumulations_) {
+      if (acc.target == r && m_.loops[acc.loop].function == function_) {
+        derived_from_accumulations_.push_back({name, acc.target, function_});
+      }
+    }
+    for (size_t i = 0, n = derived_from_accumulations_.size(); i < n; ++i) {
+      const Derived d = derived_from_accumulations_[i];
+      if (d.name == r && d.function == function_)
+        derived_from_accumulations_.push_back({name, d.target, function_});
+    }
+  }
 }
 
 // `total += loss` / `losses.append(loss)` into a name that outlives the step.
