@@ -145,15 +145,24 @@ TEST(FlatTree, PartsCopyAsTheWholeParseOnEveryPythonFixture) {
 
 TEST(FlatTree, ListPiecesJoinAsTheWholeParse) {
   for (const std::string text : {
-           "x = [1, 2, 3]\n", "x = [1, 2, 3,]  # trailing comma\n",
-           "x = [\n    1,  # one\n    2,\n    3\n]\ny = 4\n", "d = {'a': 1, 'b': [2, 3], **e}\n",
-           "s = {1, 2}\n", "f(a, b=1, *c, **d)\n",
-           "m = np.array([[1, 2], [3, 4], [5, 6]], dtype=float)\n", "t = (1, 2)\n",
+           "x = [1, 2, 3]\n",
+           "x = [1, 2, 3,]  # trailing comma\n",
+           "x = [\n    1,  # one\n    2,\n    3\n]\ny = 4\n",
+           "d = {'a': 1, 'b': [2, 3], **e}\n",
+           "s = {1, 2}\n",
+           "f(a, b=1, *c, **d)\n",
+           "m = np.array([[1, 2], [3, 4], [5, 6]], dtype=float)\n",
+           "t = (1, 2)\n",
            "v = x[1, 2:3]\n",
            "g = f(lambda a, b: a + b, 1)\n",  // a lambda's parameters: the statement whole
            "e = {k: v for k, v in items}\n",  // a comprehension's targets: whole too
-           "h = f(x for x in (1, 2))\n", "a = 1; b = [1, 2]; c = 3\n",
+           "h = f(x for x in (1, 2))\n",
+           "a = 1; b = [1, 2]; c = 3\n",
            "e = [m.w, *m.v.p()]\n",  // a splat parses otherwise as a first element
+           // tree-sitter reads on after `y.`
+           // (fuzz/regressions/parts_attribute_across_line_break.py)
+           "y.\n# a comment\nx = 1\n",
+           "def f() -> int: ...\n\n@dec\ndef g():\n    pass\n",
        }) {
     const SyntaxTree tree = parse_tree(tree_sitter_python(), text);
     EXPECT_EQ(walk_in_parts(text), cursor_walk(tree.get())) << "input: " << text;
@@ -218,6 +227,10 @@ TEST(TextParts, CutOnlyBetweenTopLevelStatements) {
   EXPECT_EQ(cut_bytes("a = 1; b = 2\n"), Cuts{6});
   EXPECT_EQ(cut_bytes("for x in y: a(); b()\n"), Cuts{});
   EXPECT_EQ(cut_bytes("f(a, (b; c))\n"), Cuts{});
+  // Not after a line whose code cannot end a statement: tree-sitter reads on into the next.
+  EXPECT_EQ(cut_bytes("y.\nx = 1\n"), Cuts{});
+  EXPECT_EQ(cut_bytes("a = b +\nc\nd\n"), Cuts{10});
+  EXPECT_EQ(cut_bytes("def f(): ...\n@dec\ndef g(): pass\n"), Cuts{13});
   // A text no longer than a part is not cut.
   EXPECT_TRUE(python::text_parts("a = 1\nb = 2\n", 64).empty());
 }

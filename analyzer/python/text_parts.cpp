@@ -145,7 +145,7 @@ class Scanner {
       open_.clear();
       longest_ = {};
     }
-    if (i == line_start_ && open_.empty() && !continued_) {
+    if (i == line_start_ && open_.empty() && !continued_ && !line_left_open()) {
       simple_line_ = false;
       // A line of code at column 0 (not blank, indented or a comment) starts a statement.
       if (c != ' ' && c != '\t' && c != '\f' && c != '\n' && c != '\r' && c != '#' && c != '\\') {
@@ -157,8 +157,14 @@ class Scanner {
         after_decorator_ = decorator;
         simple_line_ = !decorator && !opens_compound(word);
       }
+    } else if (i == line_start_ && c == '@') {
+      // A decorator's line read as a continuation still keeps the next line from a cut.
+      after_decorator_ = true;
     }
     if (i == line_start_) continued_ = false;
+    // What the line's code ends with, for line_left_open(); comments and blanks do not count.
+    if (c != ' ' && c != '\t' && c != '\f' && c != '\n' && c != '\r' && c != '#' && c != '\\')
+      last_code_ = i;
     switch (c) {
       case '\n':
         ++row_;
@@ -191,11 +197,35 @@ class Scanner {
         if (open_.empty() && simple_line_) statement_place(here(i + 1), true);
         return i + 1;
       case '\'':
-      case '"':
-        return skip_string(i);
+      case '"': {
+        const size_t end = skip_string(i);
+        last_code_ = end - 1;
+        return end;
+      }
       default:
         return i + 1;
     }
+  }
+
+  // The code so far cannot end a statement (`y.`, `x = a +`, `... and`): tree-sitter reads on
+  // into the next line, as if the line break were not there, so no statement starts on it.
+  bool line_left_open() const {
+    if (last_code_ >= text_.size()) return false;
+    const char c = text_[last_code_];
+    // `...` (Ellipsis, a stub's body) is a whole expression.
+    if (c == '.' && last_code_ >= 2 && text_.substr(last_code_ - 2, 3) == "...") return false;
+    if (std::string_view(".+-*/%&|^~<>=!@:,").find(c) != std::string_view::npos) return true;
+    if (!is_word_byte(c)) return false;
+    size_t begin = last_code_;
+    while (begin > 0 && is_word_byte(text_[begin - 1])) --begin;
+    const std::string_view word = text_.substr(begin, last_code_ + 1 - begin);
+    for (std::string_view k :
+         {"and",    "or",   "not",   "in",    "is",     "lambda",   "if",    "else",
+          "import", "from", "as",    "await", "assert", "del",      "with",  "for",
+          "while",  "elif", "class", "def",   "global", "nonlocal", "raise", "async"}) {
+      if (word == k) return true;
+    }
+    return false;
   }
 
   // A bracket closes at `at`: the longest list of the statement so far is kept (an outer list
@@ -248,6 +278,7 @@ class Scanner {
   size_t line_start_ = 0;
   std::vector<Open> open_;              // brackets open here, innermost last
   bool continued_ = false;              // the line before ended in a backslash
+  size_t last_code_ = SIZE_MAX;         // the last byte of code seen (no comment or blank)
   bool after_decorator_ = false;        // the last top-level line was `@...`
   bool simple_line_ = false;            // this line starts a simple statement at column 0
   std::optional<TextPlace> statement_;  // where the current top-level statement starts
