@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -43,6 +44,7 @@ struct CheckOptions {
   bool unsafe_fixes = false;
   bool diff = false;
   bool fix_only = false;
+  std::vector<std::string> context;  // read for cross-module context, not reported
   std::vector<std::string> select;
   std::vector<std::string> extend_select;
   std::vector<std::string> ignore;
@@ -138,6 +140,18 @@ int show_settings(Project& project, const CheckOptions& options) {
   return write_stdout(out) ? kExitClean : kExitError;
 }
 
+// The findings and errors of the files named, not of those read for context only.
+LintResult keep_reported(LintResult result, const std::set<std::string>& reported) {
+  if (result.files_checked + result.errors.size() + result.skipped.size() == reported.size())
+    return result;
+  auto other = [&](const std::string& path) { return !reported.count(path); };
+  std::erase_if(result.diagnostics, [&](const Diagnostic& d) { return other(d.location.path); });
+  std::erase_if(result.errors, [&](const FileError& e) { return other(e.path); });
+  std::erase_if(result.skipped, [&](const FileError& e) { return other(e.path); });
+  result.files_checked = reported.size() - result.errors.size() - result.skipped.size();
+  return result;
+}
+
 // Standard input, whole; an error when it cannot be read.
 std::string read_stdin() {
   std::string text;
@@ -192,6 +206,19 @@ int check_project(const CheckOptions& options, Project& project) {
     for (const std::string& file : files) out += file + "\n";
     return write_stdout(out) ? kExitClean : kExitError;
   }
+  // --context: the project's other files are linted with these, so that a helper's findings
+  // that another file's step loop makes per-step are found, and only these are reported.
+  const std::set<std::string> reported(files.begin(), files.end());
+  if (!options.context.empty()) {
+    std::vector<std::string> context;
+    for (const std::string& path : options.context) {
+      WalkResult walked = project.walk(path);
+      context.insert(context.end(), walked.files.begin(), walked.files.end());
+    }
+    std::sort(context.begin(), context.end());
+    files.insert(files.end(), context.begin(), context.end());
+    files = distinct_files(files);
+  }
 
   project.resolve(files);
   if (const std::string& dir = options.compile_database_dir; !dir.empty()) {
@@ -213,14 +240,14 @@ int check_project(const CheckOptions& options, Project& project) {
   // Standard input comes from an editor or a formatter, run at every change: no cache is written.
   const std::unique_ptr<ResultCache> cache = from_stdin ? nullptr : open_cache(options);
   lint.cache = cache.get();
-  LintResult result = lint_files(files, lint);
+  LintResult result = keep_reported(lint_files(files, lint), reported);
   size_t fixed = 0;
   // Standard input fixed is printed, not written back; the report then goes to stderr.
   const bool fixed_to_stdout = from_stdin && (options.fix || options.fix_only) && !options.diff;
   std::string stdin_text = fixed_to_stdout ? lint.texts.begin()->second : std::string();
   if (options.fix || options.fix_only || options.diff) {
     FixRun run = fix_files(files, lint, std::move(result), options.unsafe_fixes);
-    result = std::move(run.remaining);
+    result = keep_reported(std::move(run.remaining), reported);
     for (const std::string& path : run.refused)
       warning(fmt::format("{}: not fixed: the fixed text would not parse", path));
     if (options.diff) {
@@ -344,6 +371,12 @@ Subcommand add_check(CLI::App& app) {
                 "Print the findings and nothing else: no summary, notes or warnings");
   cmd->add_flag("--show-files", check->show_files,
                 "Print the files that would be linted, and exit");
+  cmd->add_option("--context", check->context,
+                  "Also read the files under this path for cross-module context (a helper's "
+                  "callers), reporting only the paths named; repeatable (pre-commit: --context .)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->take_all();
   cmd->add_flag("--fix", check->fix,
                 "Apply the safe fixes, then report what remains (standard input: print it fixed)");
   cmd->add_flag("--unsafe-fixes", check->unsafe_fixes,

@@ -80,3 +80,27 @@ git_quiet commit -qm "train, suppressed" >"$work/ignored.log" 2>&1 ||
   { cat "$work/ignored.log"; fail "the suppression did not let the commit through"; }
 echo "ok: # gpulint: ignore[...] lets it through"
 [ "$(git log --oneline | wc -l)" -eq 3 ] || fail "expected 3 commits"
+
+# A helper staged alone is judged by the step loop that calls it, in a file not staged.
+sed -i 's/    print(loss.item())  # gpulint: ignore\[GL101, GL104\]/    helpers.log(loss)/' train.py
+sed -i 's/^import torch$/import torch\nimport helpers/' train.py
+git_quiet add train.py
+git_quiet commit -qm "train calls a helper" >"$work/helper-caller.log" 2>&1 ||
+  { cat "$work/helper-caller.log"; fail "the caller alone was blocked"; }
+cat >helpers.py <<'PY'
+def log(loss):
+    return loss.item()
+PY
+git_quiet add helpers.py
+if git_quiet commit -qm "helper" >"$work/helper.log" 2>&1; then
+  cat "$work/helper.log"
+  fail "a helper that the step loop calls went through with .item() in it"
+fi
+grep -q "helpers.py:2:12: GL101" "$work/helper.log" ||
+  { cat "$work/helper.log"; fail "the helper's finding was not printed"; }
+grep -q "train.py" "$work/helper.log" || { cat "$work/helper.log"; fail "no note of the caller"; }
+if grep -q "^train.py:" "$work/helper.log"; then
+  cat "$work/helper.log"
+  fail "a file that was not staged was reported"
+fi
+echo "ok: a staged helper is judged by the step loop that calls it; only staged files reported"
