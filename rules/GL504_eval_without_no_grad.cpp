@@ -9,7 +9,10 @@ constexpr std::string_view kDocs = R"md(## What it does
 Flags an evaluation step loop (the model is called on each batch, no backward or optimizer step
 is reached) that runs with autograd on: no `torch.no_grad()` / `torch.inference_mode()` block
 around it or around the model calls, and no `@torch.no_grad()` on its function or a caller.
-Reported at the loop header.
+Reported at the loop header. In Python its fix (unsafe) wraps the loop in
+`with torch.no_grad():` and indents the loop's lines, not those of a string that runs over
+several; unsafe because an evaluation that wants gradients (input attributions, an adversarial
+step) stops getting them, and because it assumes `torch` is the module's name in the file.
 
 ## Why is this bad
 With autograd on, every forward op records its graph node and keeps the tensors a backward pass
@@ -32,6 +35,18 @@ with torch.inference_mode():
 ```
 )md";
 
+// Unsafe: an evaluation that wants gradients (input attributions, an adversarial step) stops
+// getting them, and `torch` must be the module's name in the file.
+std::optional<Fix> wrap_in_no_grad(const Loop& loop) {
+  if (!loop.indent) return std::nullopt;
+  const std::string unit = loop.indent->find('\t') != std::string::npos ? "\t" : "    ";
+  const uint32_t line_start = loop.span.begin - static_cast<uint32_t>(loop.indent->size());
+  Fix fix{"wrap the loop in `with torch.no_grad():`", Applicability::Unsafe, {}};
+  fix.edits.push_back({{line_start, line_start}, *loop.indent + "with torch.no_grad():\n" + unit});
+  for (uint32_t at : loop.body_lines) fix.edits.push_back({{at, at}, unit});
+  return fix;
+}
+
 void check(const RuleInput& in, Sink& sink) {
   const StepModel& m = in.model;
   for (size_t i = 0; i < m.loops.size(); ++i) {
@@ -53,7 +68,7 @@ void check(const RuleInput& in, Sink& sink) {
                  "evaluation loop calls " + (name.empty() ? "the model" : "`" + name + "`") +
                      " with autograd on: activations are kept for a backward that never comes",
                  {},
-                 {}});
+                 wrap_in_no_grad(loop)});
   }
 }
 

@@ -50,6 +50,11 @@ struct Loop {
   bool iterates_loader = false;
   std::vector<int32_t> loaders;     // indices of the loaders it iterates
   LoopKind kind = LoopKind::Other;  // decided by StepModel::classify()
+  // Evaluation loops of a Python file, for a fix that wraps the loop in a block: the
+  // whitespace before the header on its line (when only whitespace is), and the start of every
+  // further line of the loop that holds code (not blank, not inside a string).
+  std::optional<std::string> indent;
+  std::vector<uint32_t> body_lines;
 };
 
 struct Function {

@@ -157,6 +157,7 @@ class Builder {
 
   // ---- the file and where the walk is --------------------------------------------------
   std::string_view src_;
+  Node root_;  // the file's tree, while build() runs
   const Symbols& s_;
   StepModel m_;
   const Inbound& inbound_;
@@ -308,6 +309,8 @@ class Builder {
   void on_block(Node n, int depth);
   void on_if(Node n, int depth);
   bool is_cuda_condition(Node condition) const;
+  // Loop::indent and Loop::body_lines of an evaluation loop.
+  void note_loop_lines(Loop& loop) const;
   // Inside a branch chosen by the installed torch's version (`if TORCH_GE_2_4:`, `x if
   // hasattr(torch, "amp") else y`, a `try:` falling back on ImportError or AttributeError).
   bool version_guarded(Node n) const;

@@ -19,7 +19,7 @@ constexpr uint32_t kPartBytes = 16 * 1024;
 
 StepModel Builder::build() {
   const FlatTree flat(tree_sitter_python(), src_, text_parts(src_, kPartBytes));
-  Node root = flat.root();
+  Node root = root_ = flat.root();
   if (root.null()) {
     m_.parse_errors.push_back({{0, 0}, "the parser gave up on this file"});
     return std::move(m_);
@@ -257,6 +257,9 @@ void Builder::finish() {
   }
   if (reduced_module_) m_.file_level_amp = true;
   m_.classify();
+  for (Loop& loop : m_.loops) {
+    if (loop.kind == LoopKind::Evaluation) note_loop_lines(loop);
+  }
   for (const auto& [key, function] : function_by_name_) {
     if (m_.reaches_backward(function)) m_.training_functions.push_back(key);
   }
@@ -333,6 +336,48 @@ void Builder::finish() {
              std::any_of(b.names.begin(), b.names.end(), reads_target);
     });
   });
+}
+
+void Builder::note_loop_lines(Loop& loop) const {
+  // The loop's node, found by its span from the root down.
+  Node n = root_;
+  for (int depth = 0; !null(n) && depth < kMaxDepth; ++depth) {
+    if (n.start() == loop.span.begin && n.end() == loop.span.end &&
+        (is(n, s_.for_statement) || is(n, s_.while_statement)))
+      break;
+    Node inside;
+    for (Node c = n.first_child(); !null(c); c = c.next_sibling()) {
+      if (c.start() <= loop.span.begin && loop.span.end <= c.end()) inside = c;
+    }
+    n = inside;
+  }
+  if (null(n) || n.start() != loop.span.begin) return;
+  const size_t line = src_.rfind('\n', loop.span.begin == 0 ? 0 : loop.span.begin - 1);
+  const size_t line_start = loop.span.begin == 0 || line == std::string_view::npos ? 0 : line + 1;
+  const std::string_view indent = src_.substr(line_start, loop.span.begin - line_start);
+  if (indent.find_first_not_of(" \t") != std::string_view::npos) return;
+  // Strings that run over lines: their lines are the string's value, not code to indent.
+  std::vector<std::pair<uint32_t, uint32_t>> strings;
+  std::vector<Node> stack{n};
+  while (!stack.empty()) {
+    Node c = stack.back();
+    stack.pop_back();
+    if (is(c, s_.string)) {
+      if (text(c).find('\n') != std::string_view::npos) strings.emplace_back(c.start(), c.end());
+      continue;
+    }
+    for (Node k = c.first_child(); !null(k); k = k.next_sibling()) stack.push_back(k);
+  }
+  loop.indent = std::string(indent);
+  for (uint32_t at = loop.span.begin; at < loop.span.end; ++at) {
+    if (src_[at] != '\n' || at + 1 >= loop.span.end) continue;
+    const uint32_t start = at + 1;
+    if (src_[start] == '\n' || src_[start] == '\r') continue;
+    const bool in_string = std::any_of(strings.begin(), strings.end(), [&](const auto& s) {
+      return s.first < start && start < s.second;
+    });
+    if (!in_string) loop.body_lines.push_back(start);
+  }
 }
 
 StepModel build_model(std::string_view text, const Inbound& inbound) {

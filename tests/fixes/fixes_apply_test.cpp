@@ -132,8 +132,8 @@ const std::map<std::string, Applicability>& fix_carrying_rules() {
       {"GL001", Applicability::Safe},   {"GL201", Applicability::Unsafe},
       {"GL202", Applicability::Safe},   {"GL203", Applicability::Safe},
       {"GL303", Applicability::Safe},   {"GL402", Applicability::Safe},
-      {"GL502", Applicability::Safe},   {"GL506", Applicability::Unsafe},
-      {"GL509", Applicability::Unsafe},
+      {"GL502", Applicability::Safe},   {"GL504", Applicability::Unsafe},
+      {"GL506", Applicability::Unsafe}, {"GL509", Applicability::Unsafe},
   };
   return rules;
 }
