@@ -11,34 +11,20 @@
 
 #include "analyzer/flat_tree.h"
 #include "analyzer/python/text_parts.h"
+#include "tests/flat_walk.h"
 
 extern "C" const TSLanguage* tree_sitter_python(void);
 
 namespace {
 
-struct Entry {
-  TSSymbol symbol;
-  uint32_t start, end, depth;
-  TSFieldId field;
-  bool named, missing, has_error;
-  bool operator==(const Entry&) const = default;
-};
-
-void walk(gpulint::Node n, uint32_t depth, std::vector<Entry>& out) {
-  out.push_back(
-      {n.symbol(), n.start(), n.end(), depth, n.field(), n.named(), n.missing(), n.has_error()});
-  for (gpulint::Node c = n.first_child(); !c.null(); c = c.next_sibling()) {
-    if (c.parent() != n) {
-      std::fprintf(stderr, "a child's parent link is wrong at byte %u\n", c.start());
-      std::abort();
-    }
-    walk(c, depth + 1, out);
-  }
-}
+using Entry = gpulint::testing::FlatEntry;
 
 std::vector<Entry> walk_of(const gpulint::FlatTree& tree) {
   std::vector<Entry> out;
-  if (!tree.root().null()) walk(tree.root(), 0, out);
+  if (!tree.root().null() && !gpulint::testing::flat_walk(tree.root(), 0, out)) {
+    std::fprintf(stderr, "a child's parent link is wrong\n");
+    std::abort();
+  }
   return out;
 }
 

@@ -11,20 +11,6 @@
 namespace gpulint::testing {
 namespace {
 
-const char kTraining[] = R"(import torch
-from torch import nn
-
-model = nn.Linear(10, 1).cuda()
-opt = torch.optim.SGD(model.parameters(), lr=0.1)
-for step in range(100):
-    x = torch.randn(32, 10, device="cuda")
-    loss = model(x).sum()
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-    total = loss.item()
-)";
-
 class CliHabits : public GpulintRun {};
 
 TEST_F(CliHabits, NoArgumentsLintTheCurrentDirectory) {

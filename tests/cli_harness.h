@@ -17,6 +17,21 @@
 
 namespace gpulint::testing {
 
+// A training loop with one finding of note: `.item()` every step (GL101, line 12, column 13).
+inline constexpr char kTraining[] = R"(import torch
+from torch import nn
+
+model = nn.Linear(10, 1).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(100):
+    x = torch.randn(32, 10, device="cuda")
+    loss = model(x).sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    total = loss.item()
+)";
+
 namespace fs = std::filesystem;
 
 struct Result {

@@ -23,19 +23,7 @@ namespace fs = std::filesystem;
 using gpulint::testing::Result;
 using gpulint::testing::slurp;
 
-const char kTraining[] = R"(import torch
-from torch import nn
-
-model = nn.Linear(10, 1).cuda()
-opt = torch.optim.SGD(model.parameters(), lr=0.1)
-for step in range(100):
-    x = torch.randn(32, 10, device="cuda")
-    loss = model(x).sum()
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-    total = loss.item()
-)";
+using gpulint::testing::kTraining;
 
 const char kClean[] = R"(import os
 

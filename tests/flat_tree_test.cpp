@@ -15,25 +15,26 @@
 #include "analyzer/python/text_parts.h"
 #include "analyzer/syntax_tree.h"
 #include "tests/fixture_files.h"
+#include "tests/flat_walk.h"
 
 extern "C" const TSLanguage* tree_sitter_python(void);
 
 namespace gpulint {
 namespace {
 
-struct Entry {
-  TSSymbol symbol;
-  uint32_t start, end, depth;
-  TSFieldId field;
-  bool named, missing, has_error;
-  bool operator==(const Entry&) const = default;
-};
+using Entry = testing::FlatEntry;
 
+}  // namespace
+
+namespace testing {
 void PrintTo(const Entry& e, std::ostream* os) {
   *os << "{symbol " << e.symbol << ", bytes " << e.start << "-" << e.end << ", depth " << e.depth
       << ", field " << e.field << ", named " << e.named << ", missing " << e.missing
       << ", has_error " << e.has_error << "}";
 }
+}  // namespace testing
+
+namespace {
 
 std::vector<Entry> cursor_walk(const TSTree* tree) {
   std::vector<Entry> out;
@@ -59,13 +60,8 @@ std::vector<Entry> cursor_walk(const TSTree* tree) {
 }
 
 // Depth-first through first_child / next_sibling, checking each child's parent link.
-void flat_walk(Node n, uint32_t depth, std::vector<Entry>& out) {
-  out.push_back(
-      {n.symbol(), n.start(), n.end(), depth, n.field(), n.named(), n.missing(), n.has_error()});
-  for (Node c = n.first_child(); !c.null(); c = c.next_sibling()) {
-    EXPECT_EQ(c.parent(), n);
-    flat_walk(c, depth + 1, out);
-  }
+void walk_checked(Node n, std::vector<Entry>& out) {
+  EXPECT_TRUE(testing::flat_walk(n, 0, out)) << "a child's parent link is wrong";
 }
 
 // The copy deletes the tree it copies: a tree of its own (a second parse of the same text) is
@@ -80,7 +76,7 @@ void expect_same_walk(const std::string& text, const std::string& what) {
         shared ? SyntaxTree(ts_tree_copy(tree.get())) : parse_tree(tree_sitter_python(), text);
     const FlatTree flat(std::move(copied), tree_sitter_python());
     std::vector<Entry> walked;
-    flat_walk(flat.root(), 0, walked);
+    walk_checked(flat.root(), walked);
     EXPECT_TRUE(flat.root().parent().null()) << what;
     EXPECT_EQ(walked.size(), flat.size()) << what;
     EXPECT_EQ(walked, expected) << what << (shared ? " (shared tree)" : "");
@@ -115,7 +111,7 @@ TEST(FlatTree, MatchesACursorWalkOnBrokenInput) {
 std::vector<Entry> walk_in_parts(const std::string& text) {
   const FlatTree flat(tree_sitter_python(), text, python::text_parts(text, 1));
   std::vector<Entry> walked;
-  flat_walk(flat.root(), 0, walked);
+  walk_checked(flat.root(), walked);
   EXPECT_EQ(walked.size(), flat.size());
   return walked;
 }
