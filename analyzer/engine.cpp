@@ -128,6 +128,42 @@ std::string inbound_key(const Inbound& inbound) {
   return key;
 }
 
+}  // namespace
+
+AdmittedText admit_text(const std::string& path, std::string bytes) {
+  AdmittedText out;
+  if (std::string_view utf16 = utf16_kind(bytes); !utf16.empty()) {
+    out.error = std::string(utf16) + "; gpulint reads UTF-8 (re-encode it); skipped";
+    return out;
+  }
+  if (looks_binary(bytes)) {
+    out.error = "looks like a binary file (it holds NUL bytes); skipped";
+    return out;
+  }
+  // PEP 263: a Python file in another encoding says so on its first or second line.
+  if (!language_of(filename_of(path)) || language_of(filename_of(path)) == Language::Python) {
+    if (const std::string coding = declared_coding(bytes); !coding.empty()) {
+      const std::string original = bytes;
+      if (std::string problem = decode_to_utf8(bytes, coding); !problem.empty()) {
+        out.error = problem + "; skipped";
+        return out;
+      }
+      out.re_encoded = bytes != original;
+    }
+  }
+  if (int64_t bad = first_invalid_utf8(bytes); bad >= 0) {
+    SourceFile file(path, std::move(bytes));
+    Position at = file.position(static_cast<uint32_t>(bad));
+    out.error = "not valid UTF-8 (line " + std::to_string(at.line) + ", column " +
+                std::to_string(at.column) + "); skipped";
+    return out;
+  }
+  out.bytes = std::move(bytes);
+  return out;
+}
+
+namespace {
+
 // `text`, when given, is linted in place of what `path` holds on disk.
 FileOutcome lint_path(const std::string& path, const std::string* text, const RuleSet& rules,
                       const Inbound& inbound, ResultCache* cache, uint64_t max_file_size) {
@@ -147,36 +183,13 @@ FileOutcome lint_path(const std::string& path, const std::string* text, const Ru
     outcome.error = FileError{path, std::move(read.error), read.too_large};
     return outcome;
   }
-  std::string bytes = std::move(read.bytes);
-  if (std::string_view utf16 = utf16_kind(bytes); !utf16.empty()) {
-    outcome.error =
-        FileError{path, std::string(utf16) + "; gpulint reads UTF-8 (re-encode it); skipped"};
+  AdmittedText admitted = admit_text(path, std::move(read.bytes));
+  if (!admitted.error.empty()) {
+    outcome.error = FileError{path, std::move(admitted.error)};
     return outcome;
   }
-  if (looks_binary(bytes)) {
-    outcome.error = FileError{path, "looks like a binary file (it holds NUL bytes); skipped"};
-    return outcome;
-  }
-  // PEP 263: a Python file in another encoding says so on its first or second line.
-  bool re_encoded = false;
-  if (!language_of(filename_of(path)) || language_of(filename_of(path)) == Language::Python) {
-    if (const std::string coding = declared_coding(bytes); !coding.empty()) {
-      const size_t before = bytes.size();
-      const std::string original = bytes;
-      if (std::string problem = decode_to_utf8(bytes, coding); !problem.empty()) {
-        outcome.error = FileError{path, problem + "; skipped"};
-        return outcome;
-      }
-      re_encoded = bytes != original || bytes.size() != before;
-    }
-  }
-  if (int64_t bad = first_invalid_utf8(bytes); bad >= 0) {
-    SourceFile file(path, std::move(bytes));
-    Position at = file.position(static_cast<uint32_t>(bad));
-    outcome.error = FileError{path, "not valid UTF-8 (line " + std::to_string(at.line) +
-                                        ", column " + std::to_string(at.column) + "); skipped"};
-    return outcome;
-  }
+  std::string bytes = std::move(admitted.bytes);
+  const bool re_encoded = admitted.re_encoded;
   std::string key;
   if (cache != nullptr) {
     key = cache->key(path, settings_key(rules), inbound_key(inbound), bytes);

@@ -37,6 +37,16 @@ struct LintResult {
   size_t files_checked = 0;
 };
 
+// What gpulint analyses of a file's bytes: UTF-16, binary and invalid UTF-8 are refused (`error`
+// says why, for the report), and a Python file that declares another encoding (PEP 263) is
+// decoded to UTF-8 (`re_encoded`: its fixes would address bytes the file does not hold).
+struct AdmittedText {
+  std::string bytes;
+  bool re_encoded = false;
+  std::string error;
+};
+AdmittedText admit_text(const std::string& path, std::string bytes);
+
 // Lints one in-memory file. Suppression comments are honoured.
 std::vector<Diagnostic> lint_source(const SourceFile& file, const std::vector<const Rule*>& rules);
 std::vector<Diagnostic> lint_source(const SourceFile& file, const RuleSet& rules);

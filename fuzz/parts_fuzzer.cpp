@@ -2,13 +2,16 @@
 // with parts of one byte, every statement and every piece of every list with commas is parsed
 // on its own, and the copy must be the tree a parse of the whole text gives when that has no
 // syntax error (and must hold an error when it has). The cutter reads strings, brackets,
-// comments and continuations by hand, which is where hostile bytes find what tests miss.
+// comments and continuations by hand, which is where hostile bytes find what tests miss. Only
+// text gpulint admits (admit_text) is ever cut into parts, so only that text is tried.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "analyzer/engine.h"
 #include "analyzer/flat_tree.h"
 #include "analyzer/python/text_parts.h"
 #include "tests/flat_walk.h"
@@ -31,7 +34,10 @@ std::vector<Entry> walk_of(const gpulint::FlatTree& tree) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const gpulint::AdmittedText admitted =
+      gpulint::admit_text("fuzz.py", std::string(reinterpret_cast<const char*>(data), size));
+  if (!admitted.error.empty()) return -1;
+  const std::string_view text = admitted.bytes;
   const gpulint::FlatTree whole(tree_sitter_python(), text, {});
   const gpulint::FlatTree parts(tree_sitter_python(), text, gpulint::python::text_parts(text, 1));
   const std::vector<Entry> expected = walk_of(whole), walked = walk_of(parts);

@@ -1,6 +1,10 @@
-// libFuzzer target for the Python path: arbitrary bytes through lint_source with every rule
-// enabled (default-off ones too), so the parse, the step-model walk, classify(), each rule's
-// judgement and fix, suppression parsing and position mapping all see hostile input.
+// libFuzzer target for the Python path: arbitrary bytes through what gpulint does with a file's
+// bytes (admit_text: refusing binary, UTF-16 and invalid UTF-8, decoding a PEP 263 encoding),
+// then lint_source with every rule enabled (default-off ones too), so the parse, the step-model
+// walk, classify(), each rule's judgement and fix, suppression parsing and position mapping all
+// see hostile input. Bytes gpulint refuses are never parsed by it, so they are not parsed here
+// either, and are kept out of the corpus (-1): most mutations of a valid input are refused, and
+// parsing them cost most of the executions, in tree-sitter's error recovery, for nothing.
 //
 // Besides crashes and sanitizer reports, it aborts when a diagnostic points outside the file:
 // reporters and --fix trust those spans to slice the bytes.
@@ -10,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzer/core/source_file.h"
@@ -39,7 +44,11 @@ void check_span(const gpulint::Diagnostic& diagnostic, const gpulint::Span& span
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const gpulint::SourceFile file("fuzz.py", std::string(reinterpret_cast<const char*>(data), size));
+  gpulint::AdmittedText admitted =
+      gpulint::admit_text("fuzz.py", std::string(reinterpret_cast<const char*>(data), size));
+  if (!admitted.error.empty()) return -1;
+  size = admitted.bytes.size();
+  const gpulint::SourceFile file("fuzz.py", std::move(admitted.bytes));
   for (const gpulint::Diagnostic& diagnostic : gpulint::lint_source(file, every_rule())) {
     check_span(diagnostic, diagnostic.location.span, size, "span outside the file");
     const gpulint::Position& start = diagnostic.location.start;
