@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "analyzer/core/config.h"
+#include "analyzer/core/libgit2.h"
 #include "analyzer/core/selection.h"
 #include "analyzer/core/walker.h"
 #include "analyzer/cpp/front_end.h"
@@ -251,6 +252,10 @@ int check_project(const CheckOptions& options, Project& project) {
     for (const std::string& path : run.refused)
       warning(fmt::format("{}: not fixed: the fixed text would not parse", path));
     if (options.diff) {
+      if (!run.after.empty() && libgit2() == nullptr) {
+        error("--diff needs libgit2, which could not be loaded: " + libgit2_problem());
+        return kExitError;
+      }
       std::string out;
       for (const auto& [path, after] : run.after)
         out += unified_diff(path, run.before.at(path), after);
@@ -283,7 +288,9 @@ int check_project(const CheckOptions& options, Project& project) {
   }
   for (const std::string& e : summary.file_errors) error(e);
   for (const FileError& e : result.skipped) note(fmt::format("{}: {}", e.path, e.message));
-  if (const size_t syntax_only = cpp::syntax_only_files.load(); syntax_only > 0) {
+  if (const std::string why = cpp::clang_unavailable_reason(); !why.empty()) {
+    note(fmt::format("C++ files with a compile database were analysed by syntax alone: {}", why));
+  } else if (const size_t syntax_only = cpp::syntax_only_files.load(); syntax_only > 0) {
     note(fmt::format(
         "{} C++ file{} analysed by syntax alone (tree-sitter-cpp), with no compile database that "
         "lists {}: LibTorch names are matched as spelt, not resolved through headers, macros or "

@@ -1,22 +1,41 @@
 #!/usr/bin/env bash
-# Installs gpulint's build and test dependencies on Debian 12, then configures and builds.
+# Installs gpulint's dependencies on Debian 12, then configures and builds.
+#
+#   scripts/setup.sh [lint|all]
+#
+# lint (the default): what the linter needs, and the gpulint target alone: no tests, no
+# benchmarks, and no Clang front end unless Clang 14's development files are already installed
+# (C++ files are then analysed by syntax; `all` adds it). all: everything the test suite needs
+# too (GoogleTest, Clang, LibTorch's headers, pre-commit, the SARIF validator), and every target.
 # Idempotent: packages already installed are not touched, and apt is not called at all when
 # nothing is missing. Environment: BUILD_DIR (default: build), relative to the repository root.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 build_dir=${BUILD_DIR:-build}
+profile=${1:-lint}
+case "$profile" in
+  lint | all) ;;
+  *)
+    echo "usage: scripts/setup.sh [lint|all]" >&2
+    exit 2
+    ;;
+esac
 
 packages=(
   g++ cmake ninja-build
   nodejs npm openssl ca-certificates git
   libfmt-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
   libgit2-dev pkgconf libjemalloc-dev
-  clang-14 libclang-rt-14-dev
-  libclang-14-dev libclang-cpp14-dev llvm-14-dev libtorch-dev
-  python3 pre-commit
 )
+if [ "$profile" = all ]; then
+  packages+=(
+    libgtest-dev libgmock-dev libbenchmark-dev
+    clang-14 libclang-rt-14-dev
+    libclang-14-dev libclang-cpp14-dev llvm-14-dev libtorch-dev
+    python3 pre-commit
+  )
+fi
 
 log() { printf 'setup: %s\n' "$*"; }
 
@@ -63,10 +82,21 @@ else
     apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-log "configuring into $build_dir"
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
-log "building"
-cmake --build "$build_dir"
-log "SARIF validation tools"
-tests/report_sarif/install.sh "$build_dir/_sarif_tools"
+if [ "$profile" = all ]; then
+  options=(-DGPULINT_BUILD_TESTS=ON -DGPULINT_BUILD_BENCH=ON -DGPULINT_WITH_CLANG=ON)
+  targets=()
+else
+  clang=OFF
+  [ -f /usr/lib/llvm-14/lib/cmake/clang/ClangConfig.cmake ] && clang=ON
+  options=(-DGPULINT_BUILD_TESTS=OFF -DGPULINT_BUILD_BENCH=OFF -DGPULINT_WITH_CLANG=$clang)
+  targets=(--target gpulint)
+fi
+log "configuring into $build_dir (${options[*]})"
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${options[@]}"
+log "building ${targets[*]:-everything}"
+cmake --build "$build_dir" "${targets[@]}"
+if [ "$profile" = all ]; then
+  log "SARIF validation tools"
+  tests/report_sarif/install.sh "$build_dir/_sarif_tools"
+fi
 log "done: $build_dir/gpulint"

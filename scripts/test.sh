@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${BUILD_DIR:-build}
 
-scripts/setup.sh
+scripts/setup.sh all
 
 echo "test: ctest --test-dir $build_dir"
 # A hung test fails after five minutes instead of holding the run until CI gives up.

@@ -1,7 +1,6 @@
 #include "analyzer/core/ignore_files.h"
 
-#include <git2.h>
-#include <git2/sys/repository.h>
+#include "analyzer/core/libgit2.h"
 
 #include <fstream>
 #include <iterator>
@@ -13,33 +12,43 @@ namespace {
 
 // libgit2 addresses work-tree paths relative to the work tree, `/`-separated, and marks
 // folders with a trailing `/` so that `build/` patterns match them.
+// Matchers exist only once libgit2 has loaded.
 bool libgit2_ignores(git_repository* repo, const fs::path& relative, bool is_directory) {
   std::string path = relative.generic_string();
   if (path.empty() || path == "." || path.starts_with("../")) return false;
   if (is_directory) path += '/';
   int ignored = 0;
-  return git_ignore_path_is_ignored(&ignored, repo, path.c_str()) == 0 && ignored == 1;
+  return libgit2()->ignore_path_is_ignored(&ignored, repo, path.c_str()) == 0 && ignored == 1;
 }
 
 }  // namespace
 
-IgnoreFiles::Matcher::~Matcher() { git_repository_free(repo); }
+IgnoreFiles::Matcher::~Matcher() { libgit2()->repository_free(repo); }
 
-IgnoreFiles::IgnoreFiles() { git_libgit2_init(); }
+IgnoreFiles::IgnoreFiles() = default;
 
-IgnoreFiles::~IgnoreFiles() {
-  matchers_.clear();
-  git_libgit2_shutdown();
+IgnoreFiles::~IgnoreFiles() = default;
+
+const Libgit2* IgnoreFiles::git() {
+  const Libgit2* git = libgit2();
+  if (git == nullptr && !reported_no_libgit2_) {
+    reported_no_libgit2_ = true;
+    problems_.push_back("ignore files are not applied: libgit2 could not be loaded (" +
+                        libgit2_problem() + ")");
+  }
+  return git;
 }
 
 const IgnoreFiles::Matcher* IgnoreFiles::open_repository(const fs::path& dir) {
+  const Libgit2* git = this->git();
+  if (git == nullptr) return nullptr;
   git_repository* repo = nullptr;
-  if (git_repository_open_ext(&repo, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) {
+  if (git->repository_open_ext(&repo, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) {
     return nullptr;
   }
-  const char* workdir = git_repository_workdir(repo);
+  const char* workdir = git->repository_workdir(repo);
   if (workdir == nullptr) {  // a bare repository has no work tree to ignore files in
-    git_repository_free(repo);
+    git->repository_free(repo);
     return nullptr;
   }
   auto matcher = std::make_unique<Matcher>();
@@ -54,17 +63,19 @@ const IgnoreFiles::Matcher* IgnoreFiles::load_dot_ignore(const fs::path& dir) {
   std::ifstream in(dir / ".ignore", std::ios::binary);
   if (!in) return nullptr;
   const std::string rules{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const Libgit2* git = this->git();
+  if (git == nullptr) return nullptr;
   // An empty configuration keeps the user's git settings out of a file git never reads.
   git_repository* repo = nullptr;
   git_config* config = nullptr;
-  if (git_repository_new(&repo) != 0) return nullptr;
+  if (git->repository_new(&repo) != 0) return nullptr;
   auto matcher = std::make_unique<Matcher>();
   matcher->repo = repo;
   matcher->base = dir;
-  if (git_config_new(&config) != 0) return nullptr;
-  git_repository_set_config(repo, config);
-  git_config_free(config);
-  if (git_ignore_add_rule(repo, rules.c_str()) != 0) return nullptr;
+  if (git->config_new(&config) != 0) return nullptr;
+  git->repository_set_config(repo, config);
+  git->config_free(config);
+  if (git->ignore_add_rule(repo, rules.c_str()) != 0) return nullptr;
   matchers_.push_back(std::move(matcher));
   return matchers_.back().get();
 }

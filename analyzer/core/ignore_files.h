@@ -3,7 +3,8 @@
 // `.gitignore` and `.ignore` files, as Ruff (through ripgrep's `ignore` crate) honours them:
 // `.gitignore` files, `.git/info/exclude` and git's global excludes file count inside a git
 // repository only; `.ignore` files count everywhere, also in folders above the walk's start.
-// Matching is libgit2's, so the patterns mean exactly what they mean to git.
+// Matching is libgit2's, so the patterns mean exactly what they mean to git; libgit2 is loaded
+// by the first folder that holds `.git` or `.ignore` (core/libgit2.h).
 
 #include <filesystem>
 #include <map>
@@ -15,6 +16,8 @@
 struct git_repository;
 
 namespace gpulint {
+
+struct Libgit2;
 
 class IgnoreFiles {
  public:
@@ -44,6 +47,8 @@ class IgnoreFiles {
     std::vector<const Matcher*> dot_ignores;  // `.ignore` files here and above, nearest first
   };
 
+  // libgit2, or nullptr (said once among the problems).
+  const Libgit2* git();
   const Directory& directory(const std::filesystem::path& absolute);
   const Matcher* open_repository(const std::filesystem::path& dir);
   const Matcher* load_dot_ignore(const std::filesystem::path& dir);
@@ -51,6 +56,7 @@ class IgnoreFiles {
   std::map<std::filesystem::path, Directory> directories_;
   std::vector<std::unique_ptr<Matcher>> matchers_;
   std::vector<std::string> problems_;
+  bool reported_no_libgit2_ = false;
 };
 
 }  // namespace gpulint

@@ -59,8 +59,9 @@ struct Resolution {
 void set_compile_database_dir(std::string dir);
 
 // Runs Clang on `path` (whose text is `text`) with its flags from the compile database; nullopt
-// when no database covers the file (or gpulint was built without Clang), and the caller stays
-// with syntax. Files of one run with the same leading #include block share a precompiled
+// when no database covers the file, or the Clang front end is not there
+// (clang_unavailable_reason), and the caller stays with syntax. The front end is a module
+// (clang/module.h) loaded by the first file that has a database. Files of one run with the same leading #include block share a precompiled
 // header of it (clang/preamble.h).
 std::optional<Resolution> resolve_with_clang(const std::string& path, std::string_view text);
 
@@ -68,7 +69,10 @@ std::optional<Resolution> resolve_with_clang(const std::string& path, std::strin
 // that files sharing a leading #include block build its PCH first and none parses it whole.
 void plan_clang_run(const std::vector<std::string>& paths);
 
-// True when this build can use Clang at all.
+// True when the Clang front end can be loaded (loading it: tests and `doctor` ask).
 bool clang_available();
+// Why files with a compile database were analysed by syntax alone in this process: the module
+// is not built or would not load. Empty when none wanted Clang, or Clang was there.
+std::string clang_unavailable_reason();
 
 }  // namespace gpulint::cpp

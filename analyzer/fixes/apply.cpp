@@ -1,6 +1,6 @@
 #include "analyzer/fixes/apply.h"
 
-#include <git2.h>
+#include "analyzer/core/libgit2.h"
 
 #include <algorithm>
 
@@ -52,18 +52,17 @@ FixedText apply_fixes(std::string_view text, const std::vector<const Diagnostic*
 }
 
 std::string unified_diff(const std::string& path, std::string_view before, std::string_view after) {
-  if (before == after) return {};
-  git_libgit2_init();
+  const Libgit2* git = libgit2();
+  if (before == after || git == nullptr) return {};
   git_patch* patch = nullptr;
   std::string out;
-  if (git_patch_from_buffers(&patch, before.data(), before.size(), path.c_str(), after.data(),
-                             after.size(), path.c_str(), nullptr) == 0) {
+  if (git->patch_from_buffers(&patch, before.data(), before.size(), path.c_str(), after.data(),
+                              after.size(), path.c_str(), nullptr) == 0) {
     git_buf buf = GIT_BUF_INIT;
-    if (git_patch_to_buf(&buf, patch) == 0) out.assign(buf.ptr, buf.size);
-    git_buf_dispose(&buf);
-    git_patch_free(patch);
+    if (git->patch_to_buf(&buf, patch) == 0) out.assign(buf.ptr, buf.size);
+    git->buf_dispose(&buf);
+    git->patch_free(patch);
   }
-  git_libgit2_shutdown();
   // libgit2 writes git's headers (`diff --git a/x b/x`, `index ...`, `--- a/x`); a linter's diff
   // names the file as it is, as Ruff's does.
   std::string result;

@@ -23,7 +23,8 @@ FixedText apply_fixes(std::string_view text, const std::vector<const Diagnostic*
                       bool unsafe);
 
 // A unified diff of `before` and `after` (`--- path` / `+++ path` headers, three lines of
-// context), empty when they are equal.
+// context), empty when they are equal, or when libgit2 cannot be loaded (core/libgit2.h:
+// the caller says so).
 std::string unified_diff(const std::string& path, std::string_view before, std::string_view after);
 
 }  // namespace gpulint

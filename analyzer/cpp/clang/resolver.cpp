@@ -1,6 +1,8 @@
-#include "analyzer/cpp/resolver.h"
-
+// The Clang front end, built into its own module (module.h): Clang resolves the names of the
+// calls in files a compile database covers.
+#include "analyzer/cpp/clang/module.h"
 #include "analyzer/cpp/clang/preamble.h"
+#include "analyzer/cpp/database_search.h"
 
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Decl.h>
@@ -41,10 +43,6 @@ constexpr const char* kResourceDir = GPULINT_CLANG_RESOURCE_DIR;
 std::mutex& database_mutex() {
   static std::mutex m;
   return m;
-}
-std::string& database_dir() {
-  static std::string dir;
-  return dir;
 }
 struct Loaded {
   std::shared_ptr<clang::tooling::CompilationDatabase> db;  // null: none, or unreadable
@@ -102,27 +100,9 @@ class OneFile : public clang::tooling::CompilationDatabase {
   std::vector<clang::tooling::CompileCommand> commands_;
 };
 
-Found find_database(const fs::path& file) {
+Found find_database(const fs::path& file, const std::string& explicit_dir) {
   Found found;
-  std::string explicit_dir;
-  {
-    std::lock_guard<std::mutex> lock(database_mutex());
-    explicit_dir = database_dir();
-  }
-  std::vector<fs::path> candidates;
-  if (!explicit_dir.empty()) {
-    candidates.push_back(explicit_dir);
-  } else {
-    std::error_code ec;
-    for (fs::path dir = file.parent_path(); !dir.empty(); dir = dir.parent_path()) {
-      if (fs::exists(dir / "compile_commands.json", ec)) {
-        candidates.push_back(dir);
-        break;
-      }
-      if (dir == dir.parent_path()) break;
-    }
-    if (fs::path cwd = fs::current_path(ec); !ec) candidates.push_back(cwd / "build");
-  }
+  const std::vector<fs::path> candidates = compile_database_candidates(file, explicit_dir);
   for (const fs::path& dir : candidates) {
     bool broken = false;
     auto db = load(dir, &broken);
@@ -349,17 +329,6 @@ class Factory : public clang::tooling::FrontendActionFactory {
   Resolution& out_;
 };
 
-}  // namespace
-
-void set_compile_database_dir(std::string dir) {
-  std::lock_guard<std::mutex> lock(database_mutex());
-  database_dir() = std::move(dir);
-}
-
-bool clang_available() { return true; }
-
-namespace {
-
 clang::tooling::ArgumentsAdjuster adjuster() {
   using namespace clang::tooling;
   return combineAdjusters(
@@ -378,16 +347,14 @@ clang::tooling::ArgumentsAdjuster adjuster() {
       });
 }
 
-}  // namespace
-
-void plan_clang_run(const std::vector<std::string>& paths) {
+void plan_run(const std::vector<std::string>& paths, const std::string& database_dir) {
   forget_expected_preambles();
   const clang::tooling::ArgumentsAdjuster adjust = adjuster();
   for (const std::string& path : paths) {
     std::error_code ec;
     const fs::path file = fs::absolute(path, ec);
     if (ec) continue;
-    const Found found = find_database(file);
+    const Found found = find_database(file, database_dir);
     if (found.commands.empty()) continue;
     std::ifstream in(file, std::ios::binary);
     std::ostringstream text;
@@ -397,11 +364,12 @@ void plan_clang_run(const std::vector<std::string>& paths) {
   }
 }
 
-std::optional<Resolution> resolve_with_clang(const std::string& path, std::string_view text) {
+std::optional<Resolution> resolve(const std::string& path, std::string_view text,
+                                  const std::string& database_dir) {
   std::error_code ec;
   const fs::path file = fs::absolute(path, ec);
   if (ec) return std::nullopt;
-  Found found = find_database(file);
+  Found found = find_database(file, database_dir);
   if (found.commands.empty()) {
     if (!found.broken) return std::nullopt;
     Resolution broken;
@@ -444,4 +412,13 @@ std::optional<Resolution> resolve_with_clang(const std::string& path, std::strin
   return resolution;
 }
 
+}  // namespace
 }  // namespace gpulint::cpp
+
+extern "C" __attribute__((visibility("default"))) const gpulint::cpp::ClangModule*
+gpulint_clang_module() {
+  static const gpulint::cpp::ClangModule module{gpulint::cpp::kClangModuleAbi,
+                                                sizeof(gpulint::cpp::Resolution),
+                                                gpulint::cpp::plan_run, gpulint::cpp::resolve};
+  return &module;
+}
