@@ -24,6 +24,7 @@
 #include "analyzer/engine.h"
 #include "analyzer/fixes/apply.h"
 #include "analyzer/report/report.h"
+#include "cli/clang_progress.h"
 #include "cli/fix.h"
 #include "cli/output.h"
 #include "cli/project.h"
@@ -235,6 +236,9 @@ int check_project(const CheckOptions& options, Project& project) {
     }
   }
   cpp::set_compile_database_dir(options.compile_database_dir);
+  // Until the last parse: the report must not share the terminal line with it.
+  std::unique_ptr<TerminalClangProgress> progress =
+      options.quiet ? nullptr : TerminalClangProgress::start();
   lint.jobs = options.jobs;
   lint.max_file_size = options.max_file_size;
   lint.rule_set_for = [&project](const std::string& path) { return project.rule_set_for(path); };
@@ -242,12 +246,14 @@ int check_project(const CheckOptions& options, Project& project) {
   const std::unique_ptr<ResultCache> cache = from_stdin ? nullptr : open_cache(options);
   lint.cache = cache.get();
   LintResult result = keep_reported(lint_files(files, lint), reported);
+  if (!(options.fix || options.fix_only || options.diff)) progress.reset();
   size_t fixed = 0;
   // Standard input fixed is printed, not written back; the report then goes to stderr.
   const bool fixed_to_stdout = from_stdin && (options.fix || options.fix_only) && !options.diff;
   std::string stdin_text = fixed_to_stdout ? lint.texts.begin()->second : std::string();
   if (options.fix || options.fix_only || options.diff) {
     FixRun run = fix_files(files, lint, std::move(result), options.unsafe_fixes);
+    progress.reset();
     result = keep_reported(std::move(run.remaining), reported);
     for (const std::string& path : run.refused)
       warning(fmt::format("{}: not fixed: the fixed text would not parse", path));

@@ -70,6 +70,8 @@ Loaded load_module() {
                        ") is not beside gpulint"};
 }
 
+std::atomic<ClangProgress*> progress{nullptr};
+
 std::atomic<bool> wanted{false};  // some file of this process had a database
 
 const Loaded& module() {
@@ -110,8 +112,15 @@ std::optional<Resolution> resolve_with_clang(const std::string& path, std::strin
   const std::string dir = database_dir_now();
   if (!may_have_database(path, dir)) return std::nullopt;
   const ClangModule* m = module().module;
-  return m ? m->resolve(path, text, dir) : std::nullopt;
+  if (m == nullptr) return std::nullopt;
+  ClangProgress* told = progress.load();
+  if (told) told->started(path);
+  std::optional<Resolution> resolution = m->resolve(path, text, dir);
+  if (told) told->finished(path);
+  return resolution;
 }
+
+void set_clang_progress(ClangProgress* p) { progress = p; }
 
 bool clang_available() { return module().module != nullptr; }
 

@@ -61,13 +61,23 @@ void set_compile_database_dir(std::string dir);
 // Runs Clang on `path` (whose text is `text`) with its flags from the compile database; nullopt
 // when no database covers the file, or the Clang front end is not there
 // (clang_unavailable_reason), and the caller stays with syntax. The front end is a module
-// (clang/module.h) loaded by the first file that has a database. Files of one run with the same leading #include block share a precompiled
-// header of it (clang/preamble.h).
+// (clang/module.h) loaded by the first file that has a database. Files of one run with the same
+// leading #include block share a precompiled header of it (clang/preamble.h).
 std::optional<Resolution> resolve_with_clang(const std::string& path, std::string_view text);
 
 // The C++ files the coming run will hand to resolve_with_clang, announced before it starts so
 // that files sharing a leading #include block build its PCH first and none parses it whole.
 void plan_clang_run(const std::vector<std::string>& paths);
+
+// Told, from the worker threads, when Clang starts and ends a file: a parse through LibTorch's
+// headers takes seconds, and the command line shows which on a terminal. Null: nobody is told.
+class ClangProgress {
+ public:
+  virtual ~ClangProgress() = default;
+  virtual void started(const std::string& path) = 0;
+  virtual void finished(const std::string& path) = 0;
+};
+void set_clang_progress(ClangProgress* progress);
 
 // True when the Clang front end can be loaded (loading it: tests and `doctor` ask).
 bool clang_available();

@@ -1,5 +1,6 @@
 // The Clang front end is a module gpulint loads only for a C++ file with a compile database
-// (analyzer/cpp/clang/module.h). The dynamic loader says what it loads (LD_DEBUG=libs).
+// (analyzer/cpp/clang/module.h), and libgit2 a library it loads only to walk folders or print a
+// diff. The dynamic loader says what it loads (LD_DEBUG=libs).
 
 #include <gtest/gtest.h>
 
@@ -36,6 +37,8 @@ TEST_F(ClangModule, APythonRunAndVersionNeverLoadIt) {
   EXPECT_EQ(lint.status, 1);
   EXPECT_EQ(lint.err.find(kLoadsClang), std::string::npos);
   EXPECT_EQ(lint.err.find("libLLVM"), std::string::npos);
+  // Nor libgit2 (analyzer/core/libgit2.h): no folder is walked.
+  EXPECT_EQ(lint.err.find("libgit2"), std::string::npos);
   const testing::Result version = run({"--version"}, "LD_DEBUG=libs");
   EXPECT_EQ(version.status, 0);
   EXPECT_EQ(version.err.find("libLLVM"), std::string::npos);
@@ -54,6 +57,34 @@ TEST_F(ClangModule, ACppFileWithADatabaseLoadsItAndClangResolves) {
   ASSERT_EQ(result.status, 1) << result.err;
   EXPECT_NE(result.err.find(kLoadsClang), std::string::npos);
   EXPECT_NE(result.out.find("torch::cuda::synchronize()"), std::string::npos) << result.out;
+  EXPECT_EQ(result.err.find("Clang: "), std::string::npos);  // no progress off a terminal
+}
+
+// On a terminal (script(1) gives it one), a parse through LibTorch's headers, seconds long,
+// shows as a line rewritten in place, cleared before the report.
+TEST_F(ClangModule, ALongParseShowsProgressOnATerminal) {
+  const fs::path torch = "/usr/include/torch/csrc/api/include/torch/torch.h";
+  if (!fs::exists(torch)) GTEST_SKIP() << "Debian's libtorch-dev is not installed";
+  const fs::path build = root_ / "build";
+  const std::string configure = "cmake -S " +
+                                testing::quote(GPULINT_SOURCE_DIR "/fixtures/cpp/libtorch") +
+                                " -B " + testing::quote(build.string()) + " >/dev/null 2>&1";
+  ASSERT_EQ(std::system(configure.c_str()), 0) << configure;
+  const std::string mnist = GPULINT_SOURCE_DIR "/fixtures/cpp/realistic/mnist.cpp";
+  const std::string inner = testing::quote(GPULINT_BINARY) + " --no-cache -p " +
+                            testing::quote(build.string()) + " " + testing::quote(mnist);
+  const std::string command = "script -qec " + testing::quote(inner) + " /dev/null >" +
+                              testing::quote((root_ / "tty").string()) + " 2>&1";
+  ASSERT_EQ(std::system(command.c_str()) >> 8, 1) << testing::slurp(root_ / "tty");
+  const std::string tty = testing::slurp(root_ / "tty");
+  const size_t shown = tty.find("Clang: " + mnist + " (");
+  ASSERT_NE(shown, std::string::npos) << tty;
+  // The last thing written to the progress line clears it, and the report follows.
+  const size_t cleared = tty.rfind("\r\x1b[K");
+  ASSERT_NE(cleared, std::string::npos);
+  EXPECT_GT(cleared, shown);
+  EXPECT_EQ(tty.find("Clang: ", cleared), std::string::npos);
+  EXPECT_NE(tty.find("GL", cleared), std::string::npos) << tty.substr(cleared);
 }
 
 // A module beside gpulint that does not load is reported, and the file is still analysed.
