@@ -27,7 +27,37 @@ for step, (x, y) in enumerate(loader):
     if step % log_every == 0:
         print(f"step {step} loss {loss:.4f}")
 ```
+
+## Fix
+Unsafe, for Python: an output that is a statement of its own directly in the body of a loop
+that counts its steps (`for step, b in enumerate(...)`, `for i in range(...)`) is put under
+`if step % 100 == 0:`. It then prints or logs a hundredth as often, which is the point but
+changes what the program writes, and 100 is a guess at the interval you want.
 )md";
+
+constexpr int kInterval = 100;
+
+// The loop whose own body holds the output, when it counts its steps.
+const Loop* counted_loop(const StepModel& m, const OutputCall& out) {
+  for (const Loop& loop : m.loops) {
+    if (loop.scope == out.scope && !loop.counter.empty()) return &loop;
+  }
+  return nullptr;
+}
+
+std::optional<Fix> every_n_steps(const StepModel& m, const OutputCall& out) {
+  const Loop* loop = counted_loop(m, out);
+  if (loop == nullptr || !out.indent) return std::nullopt;
+  const std::string unit = out.indent->find('\t') != std::string::npos ? "\t" : "    ";
+  const std::string guard = "if " + loop->counter + " % " + std::to_string(kInterval) + " == 0:";
+  const uint32_t line_start = out.span.begin - static_cast<uint32_t>(out.indent->size());
+  Fix fix{"write it every " + std::to_string(kInterval) + " steps: `" + guard + "`",
+          Applicability::Unsafe,
+          {}};
+  fix.edits.push_back({{line_start, line_start}, *out.indent + guard + "\n" + unit});
+  for (uint32_t at : out.further_lines) fix.edits.push_back({{at, at}, unit});
+  return fix;
+}
 
 void check(const RuleInput& in, Sink& sink) {
   if (!in.model.cuda_context()) return;
@@ -38,7 +68,7 @@ void check(const RuleInput& in, Sink& sink) {
               "`" + out.callee + "` runs on every step of " + step_place(in.model, context) +
                   via_suffix(context),
               {},
-              {}};
+              context.via.empty() ? every_n_steps(in.model, out) : std::nullopt};
     add_call_sites(f, context);
     sink.report(std::move(f));
   }

@@ -55,6 +55,9 @@ struct Loop {
   // further line of the loop that holds code (not blank, not inside a string).
   std::optional<std::string> indent;
   std::vector<uint32_t> body_lines;
+  // The name a Python `for` counts steps with: `step` in `for step, b in enumerate(loader)` and
+  // in `for step in range(n)`; empty when it has none.
+  std::string counter;
 };
 
 struct Function {
@@ -189,6 +192,11 @@ struct OutputCall {
   Span span;
   ScopeId scope = kNoScope;
   std::string callee;
+  // A Python output that is a statement of its own, alone on its lines, directly in the body of
+  // a loop with a counter (so a fix can put it under `if counter % N == 0:`): the whitespace
+  // before it, and the start of each further line of it that holds code.
+  std::optional<std::string> indent;
+  std::vector<uint32_t> further_lines;
 };
 
 // A keyword argument's value as the front end could resolve it.

@@ -932,7 +932,7 @@ class Builder {
         left = field(left, "left");
       std::string stream = compact(left);
       if (is_console_stream(stream)) {
-        m_.outputs.push_back({OutputKind::Console, span(n), scope_, stream});
+        m_.outputs.push_back({OutputKind::Console, span(n), scope_, stream, {}, {}});
         in_output_ = true;
         visit_children(n, depth);
         in_output_ = false;
@@ -964,7 +964,7 @@ class Builder {
     const std::string spelled = callee_name(function);
     const std::string callee = resolved_name ? *resolved_name : spelled;
     bool output = is_printf(callee);
-    if (output) m_.outputs.push_back({OutputKind::Console, span(n), scope_, spelled});
+    if (output) m_.outputs.push_back({OutputKind::Console, span(n), scope_, spelled, {}, {}});
     if (is_synchronize(callee)) add_sync(n, SyncKind::Synchronize, callee + "()");
     if (is_empty_cache(callee)) add_sync(n, SyncKind::EmptyCache, callee + "()");
     if (is_dynamic_shape(callee)) m_.dynamic_shapes.push_back({span(n), scope_, callee + "()"});

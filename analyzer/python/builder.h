@@ -43,7 +43,7 @@ struct Symbols {
   TSSymbol dictionary, pair, dictionary_splat, list_splat, conditional_expression, lambda;
   TSSymbol pattern_list, tuple_pattern, expression_list, tuple, list_pattern, list;
   TSSymbol generator_expression, typed_parameter, default_parameter, typed_default_parameter;
-  TSSymbol block, concatenated_string, none, import_statement, import_from_statement;
+  TSSymbol block, expression_statement, concatenated_string, none, import_statement, import_from_statement;
   TSSymbol aliased_import, dotted_name, relative_import;
   TSSymbol break_statement, continue_statement, raise_statement;
   TSFieldId f_body, f_name, f_superclasses, f_left, f_right, f_condition, f_consequence;
@@ -309,8 +309,15 @@ class Builder {
   void on_block(Node n, int depth);
   void on_if(Node n, int depth);
   bool is_cuda_condition(Node condition) const;
+  // The node that `span` covers exactly and `kind` names, found from the root down.
+  Node node_at(Span span, TSSymbol kind) const;
+  // The whitespace before `n` on its line (false when more than whitespace is), and the start of
+  // every further line of `n` that holds code (not blank, not inside a string).
+  bool line_layout(Node n, std::string& indent, std::vector<uint32_t>& lines) const;
   // Loop::indent and Loop::body_lines of an evaluation loop.
   void note_loop_lines(Loop& loop) const;
+  // OutputCall::indent and further_lines, for an output alone on its lines in a counted loop.
+  void note_output_lines(OutputCall& out) const;
   // Inside a branch chosen by the installed torch's version (`if TORCH_GE_2_4:`, `x if
   // hasattr(torch, "amp") else y`, a `try:` falling back on ImportError or AttributeError).
   bool version_guarded(Node n) const;

@@ -363,7 +363,7 @@ bool Builder::is_console(std::string_view receiver) {
 }
 
 void Builder::add_output(Node n, OutputKind kind, std::string_view callee) {
-  m_.outputs.push_back({kind, span(n), scope_, std::string(callee)});
+  m_.outputs.push_back({kind, span(n), scope_, std::string(callee), {}, {}});
 }
 
 void Builder::add_move(Node n, DeviceTarget target, std::string receiver, bool non_blocking) {

@@ -260,6 +260,12 @@ void Builder::finish() {
   for (Loop& loop : m_.loops) {
     if (loop.kind == LoopKind::Evaluation) note_loop_lines(loop);
   }
+  for (OutputCall& out : m_.outputs) {
+    const bool counted = std::any_of(m_.loops.begin(), m_.loops.end(), [&](const Loop& loop) {
+      return loop.scope == out.scope && !loop.counter.empty();
+    });
+    if (counted) note_output_lines(out);
+  }
   for (const auto& [key, function] : function_by_name_) {
     if (m_.reaches_backward(function)) m_.training_functions.push_back(key);
   }
@@ -338,24 +344,25 @@ void Builder::finish() {
   });
 }
 
-void Builder::note_loop_lines(Loop& loop) const {
-  // The loop's node, found by its span from the root down.
+Node Builder::node_at(Span span, TSSymbol kind) const {
   Node n = root_;
   for (int depth = 0; !null(n) && depth < kMaxDepth; ++depth) {
-    if (n.start() == loop.span.begin && n.end() == loop.span.end &&
-        (is(n, s_.for_statement) || is(n, s_.while_statement)))
-      break;
+    if (n.start() == span.begin && n.end() == span.end && is(n, kind)) return n;
     Node inside;
     for (Node c = n.first_child(); !null(c); c = c.next_sibling()) {
-      if (c.start() <= loop.span.begin && loop.span.end <= c.end()) inside = c;
+      if (c.start() <= span.begin && span.end <= c.end()) inside = c;
     }
     n = inside;
   }
-  if (null(n) || n.start() != loop.span.begin) return;
-  const size_t line = src_.rfind('\n', loop.span.begin == 0 ? 0 : loop.span.begin - 1);
-  const size_t line_start = loop.span.begin == 0 || line == std::string_view::npos ? 0 : line + 1;
-  const std::string_view indent = src_.substr(line_start, loop.span.begin - line_start);
-  if (indent.find_first_not_of(" \t") != std::string_view::npos) return;
+  return {};
+}
+
+bool Builder::line_layout(Node n, std::string& indent, std::vector<uint32_t>& lines) const {
+  const uint32_t begin = n.start(), end = n.end();
+  const size_t line = src_.rfind('\n', begin == 0 ? 0 : begin - 1);
+  const size_t line_start = begin == 0 || line == std::string_view::npos ? 0 : line + 1;
+  const std::string_view before = src_.substr(line_start, begin - line_start);
+  if (before.find_first_not_of(" \t") != std::string_view::npos) return false;
   // Strings that run over lines: their lines are the string's value, not code to indent.
   std::vector<std::pair<uint32_t, uint32_t>> strings;
   std::vector<Node> stack{n};
@@ -368,16 +375,39 @@ void Builder::note_loop_lines(Loop& loop) const {
     }
     for (Node k = c.first_child(); !null(k); k = k.next_sibling()) stack.push_back(k);
   }
-  loop.indent = std::string(indent);
-  for (uint32_t at = loop.span.begin; at < loop.span.end; ++at) {
-    if (src_[at] != '\n' || at + 1 >= loop.span.end) continue;
+  indent = std::string(before);
+  for (uint32_t at = begin; at < end; ++at) {
+    if (src_[at] != '\n' || at + 1 >= end) continue;
     const uint32_t start = at + 1;
     if (src_[start] == '\n' || src_[start] == '\r') continue;
     const bool in_string = std::any_of(strings.begin(), strings.end(), [&](const auto& s) {
       return s.first < start && start < s.second;
     });
-    if (!in_string) loop.body_lines.push_back(start);
+    if (!in_string) lines.push_back(start);
   }
+  return true;
+}
+
+void Builder::note_loop_lines(Loop& loop) const {
+  Node n = node_at(loop.span, s_.for_statement);
+  if (null(n)) n = node_at(loop.span, s_.while_statement);
+  std::string indent;
+  if (!null(n) && line_layout(n, indent, loop.body_lines)) loop.indent = std::move(indent);
+}
+
+void Builder::note_output_lines(OutputCall& out) const {
+  const Node statement = node_at(out.span, s_.expression_statement);
+  if (null(statement) || !is(statement.parent(), s_.block)) return;
+  // Alone on its last line too: nothing but a comment after it (`print(x); y = 1` is not).
+  const size_t after = src_.find_first_not_of(" \t", statement.end());
+  if (after != std::string_view::npos && src_[after] != '\n' && src_[after] != '\r' &&
+      src_[after] != '#')
+    return;
+  std::string indent;
+  std::vector<uint32_t> lines;
+  if (!line_layout(statement, indent, lines)) return;
+  out.indent = std::move(indent);
+  out.further_lines = std::move(lines);
 }
 
 StepModel build_model(std::string_view text, const Inbound& inbound) {

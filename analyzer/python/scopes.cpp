@@ -226,6 +226,20 @@ void Builder::on_for(Node n, int depth) {
   if (counted) {
     counter_names_.add(targets.front());
     tensor_names_.remove(targets.front());
+    // The counter a fix may test: `i` of `range(...)` alone, or the first of what
+    // `enumerate(...)` is unpacked into (`for b in enumerate(x)` binds a pair).
+    // `tqdm(...)` around either is seen through.
+    Node iterable = unparen(right);
+    if (is(iterable, s_.call) && last_component(callee_name(iterable)) == "tqdm") {
+      Node args = field(iterable, s_.f_arguments);
+      if (!null(args) && args.named_child_count() > 0) iterable = args.named_child(0);
+    }
+    const std::string_view made_by =
+        is(iterable, s_.call) ? last_component(callee_name(iterable)) : std::string_view();
+    const bool unpacked = is(left, s_.pattern_list) || is(left, s_.tuple_pattern);
+    if ((unpacked && made_by == "enumerate") ||
+        (is(left, s_.identifier) && (made_by == "range" || made_by == "trange")))
+      m_.loops[loop].counter = std::string(targets.front());
   }
   for (size_t i = 0; i < targets.size(); ++i) {
     state.bound.add(targets[i]);

@@ -59,6 +59,7 @@ Symbols::Symbols(const TSLanguage* lang) {
   conditional_expression = sym("conditional_expression");
   lambda = sym("lambda");
   pattern_list = sym("pattern_list");
+  expression_statement = sym("expression_statement");
   tuple_pattern = sym("tuple_pattern");
   expression_list = sym("expression_list");
   tuple = sym("tuple");

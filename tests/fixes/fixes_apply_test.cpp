@@ -129,11 +129,12 @@ INSTANTIATE_TEST_SUITE_P(Python, FixtureFixes, ::testing::ValuesIn(python_fixtur
 // The rules that carry fixes (issue 3, "Fixes as data"), with the applicability each states.
 const std::map<std::string, Applicability>& fix_carrying_rules() {
   static const std::map<std::string, Applicability> rules = {
-      {"GL001", Applicability::Safe},   {"GL201", Applicability::Unsafe},
-      {"GL202", Applicability::Safe},   {"GL203", Applicability::Safe},
-      {"GL303", Applicability::Safe},   {"GL402", Applicability::Safe},
-      {"GL502", Applicability::Safe},   {"GL504", Applicability::Unsafe},
-      {"GL506", Applicability::Unsafe}, {"GL509", Applicability::Unsafe},
+      {"GL001", Applicability::Safe},   {"GL104", Applicability::Unsafe},
+      {"GL201", Applicability::Unsafe}, {"GL202", Applicability::Safe},
+      {"GL203", Applicability::Safe},   {"GL303", Applicability::Safe},
+      {"GL402", Applicability::Safe},   {"GL502", Applicability::Safe},
+      {"GL504", Applicability::Unsafe}, {"GL506", Applicability::Unsafe},
+      {"GL509", Applicability::Unsafe},
   };
   return rules;
 }
