@@ -43,7 +43,8 @@ struct Symbols {
   TSSymbol dictionary, pair, dictionary_splat, list_splat, conditional_expression, lambda;
   TSSymbol pattern_list, tuple_pattern, expression_list, tuple, list_pattern, list;
   TSSymbol generator_expression, typed_parameter, default_parameter, typed_default_parameter;
-  TSSymbol block, expression_statement, concatenated_string, none, import_statement, import_from_statement;
+  TSSymbol block, expression_statement, concatenated_string, none, import_statement,
+      import_from_statement;
   TSSymbol aliased_import, dotted_name, relative_import;
   TSSymbol break_statement, continue_statement, raise_statement;
   TSFieldId f_body, f_name, f_superclasses, f_left, f_right, f_condition, f_consequence;
