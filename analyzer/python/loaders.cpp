@@ -8,7 +8,8 @@
 
 namespace gpulint::python {
 
-// The loader a name holds, directly or as `iter(loader)`; null for none.
+// The loader a name holds, directly or as `iter(loader)`; null for none, -1 for an iterator of
+// a name that only looks like a loader.
 const int32_t* Builder::loader_named(std::string_view name) const {
   if (auto it = loader_names_.find(name); it != loader_names_.end()) return &it->second;
   if (auto it = loader_iter_names_.find(name); it != loader_iter_names_.end()) return &it->second;

@@ -184,9 +184,10 @@ void Builder::note_iterable(int32_t loop, Node iterable) {
   for (std::string_view name : names) {
     if (auto result = call_results_.find(name); result != call_results_.end())
       iterated_call_results_.emplace_back(result->second, loop);
-    if (const int32_t* loader = loader_named(name)) {
+    // -1: an iterator of a name that only looks like a loader (`iter(loader)`).
+    if (const int32_t* loader = loader_named(name); loader != nullptr && *loader >= 0) {
       link_loader(loop, *loader);
-    } else if (looks_like_loader(name)) {
+    } else if (loader != nullptr || looks_like_loader(name)) {
       m_.loops[loop].iterates_loader = true;
     }
   }
