@@ -12,7 +12,10 @@ around it or around the model calls, and no `@torch.no_grad()` on its function o
 Reported at the loop header. In Python its fix (unsafe) wraps the loop in
 `with torch.no_grad():` and indents the loop's lines, not those of a string that runs over
 several; unsafe because an evaluation that wants gradients (input attributions, an adversarial
-step) stops getting them, and because it assumes `torch` is the module's name in the file.
+step) stops getting them, and because it assumes `torch` is the module's name in the file. In
+C++ the fix (unsafe, for the same reason) opens the loop's body with
+`torch::NoGradGuard no_grad;`, when the body is a block whose first statement has a line of its
+own: the guard holds for the rest of each iteration and ends with it.
 
 ## Why is this bad
 With autograd on, every forward op records its graph node and keeps the tensors a backward pass
@@ -37,7 +40,17 @@ with torch.inference_mode():
 
 // Unsafe: an evaluation that wants gradients (input attributions, an adversarial step) stops
 // getting them, and `torch` must be the module's name in the file.
-std::optional<Fix> wrap_in_no_grad(const Loop& loop) {
+// C++: a guard as the body's first statement, for the rest of each iteration.
+std::optional<Fix> guard_the_body(const Loop& loop) {
+  if (!loop.body_indent) return std::nullopt;
+  Fix fix{"open the loop's body with `torch::NoGradGuard no_grad;`", Applicability::Unsafe, {}};
+  fix.edits.push_back(
+      {{loop.body_line, loop.body_line}, *loop.body_indent + "torch::NoGradGuard no_grad;\n"});
+  return fix;
+}
+
+std::optional<Fix> wrap_in_no_grad(const StepModel& m, const Loop& loop) {
+  if (m.language == Language::Cpp) return guard_the_body(loop);
   if (!loop.indent) return std::nullopt;
   const std::string unit = loop.indent->find('\t') != std::string::npos ? "\t" : "    ";
   const uint32_t line_start = loop.span.begin - static_cast<uint32_t>(loop.indent->size());
@@ -68,7 +81,7 @@ void check(const RuleInput& in, Sink& sink) {
                  "evaluation loop calls " + (name.empty() ? "the model" : "`" + name + "`") +
                      " with autograd on: activations are kept for a backward that never comes",
                  {},
-                 wrap_in_no_grad(loop)});
+                 wrap_in_no_grad(m, loop)});
   }
 }
 

@@ -55,6 +55,10 @@ struct Loop {
   // further line of the loop that holds code (not blank, not inside a string).
   std::optional<std::string> indent;
   std::vector<uint32_t> body_lines;
+  // A C++ loop whose body is a block with its first statement on a line of its own: where that
+  // line starts and the whitespace before the statement (a fix opens the body with a guard).
+  std::optional<std::string> body_indent;
+  uint32_t body_line = 0;
   // The name a Python `for` counts steps with: `step` in `for step, b in enumerate(loader)` and
   // in `for step in range(n)`; empty when it has none.
   std::string counter;

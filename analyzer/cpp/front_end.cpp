@@ -575,9 +575,25 @@ class Builder {
         m_.loops[index].never_step = true;
       }
     }
+    for (uint32_t i = 0; i < statements; ++i) {
+      if (is(named(body, i), "comment")) continue;  // `{  // a note` on the header's line
+      note_body_line(m_.loops[index], named(body, i));
+      break;
+    }
     if (!null(body)) visit(body, depth + 1);
     loop_stack_.pop_back();
     scope_ = saved;
+  }
+
+  // Loop::body_line and body_indent, when `first` (the body's first statement) begins its line.
+  void note_body_line(Loop& loop, TSNode first) const {
+    const uint32_t begin = ts_node_start_byte(first);
+    const size_t newline = src_.rfind('\n', begin == 0 ? 0 : begin - 1);
+    if (begin == 0 || newline == std::string_view::npos) return;
+    const std::string_view indent = src_.substr(newline + 1, begin - newline - 1);
+    if (indent.find_first_not_of(" \t") != std::string_view::npos) return;
+    loop.body_line = static_cast<uint32_t>(newline + 1);
+    loop.body_indent = std::string(indent);
   }
 
   // `for (auto& batch : *loader)`: a loader the file builds, or a name that says it is one
