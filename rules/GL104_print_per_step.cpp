@@ -29,10 +29,12 @@ for step, (x, y) in enumerate(loader):
 ```
 
 ## Fix
-Unsafe, for Python: an output that is a statement of its own directly in the body of a loop
-that counts its steps (`for step, b in enumerate(...)`, `for i in range(...)`) is put under
-`if step % 100 == 0:`. It then prints or logs a hundredth as often, which is the point but
-changes what the program writes, and 100 is a guess at the interval you want.
+Unsafe: an output that is a statement of its own in the body of a loop that counts its steps
+(`for step, b in enumerate(...)`, `for i in range(...)`; in C++ `for (int i = 0; ...)`) is put
+under `if step % 100 == 0:` (C++: `if (i % 100 == 0)` before the statement). It then prints or
+logs a hundredth as often, which is the point but changes what the program writes, and 100 is a
+guess at the interval you want. A loop over a loader with a counter kept by hand has none the
+fix can trust, and gets no fix.
 )md";
 
 constexpr int kInterval = 100;
@@ -48,6 +50,12 @@ const Loop* counted_loop(const StepModel& m, const OutputCall& out) {
 std::optional<Fix> every_n_steps(const StepModel& m, const OutputCall& out) {
   const Loop* loop = counted_loop(m, out);
   if (loop == nullptr || !out.indent) return std::nullopt;
+  if (m.language == Language::Cpp) {
+    const std::string guard = "if (" + loop->counter + " % " + std::to_string(kInterval) + " == 0)";
+    return Fix{"write it every " + std::to_string(kInterval) + " steps: `" + guard + "`",
+               Applicability::Unsafe,
+               {{{out.span.begin, out.span.begin}, guard + " "}}};
+  }
   const std::string unit = out.indent->find('\t') != std::string::npos ? "\t" : "    ";
   const std::string guard = "if " + loop->counter + " % " + std::to_string(kInterval) + " == 0:";
   const uint32_t line_start = out.span.begin - static_cast<uint32_t>(out.indent->size());

@@ -59,8 +59,8 @@ struct Loop {
   // line starts and the whitespace before the statement (a fix opens the body with a guard).
   std::optional<std::string> body_indent;
   uint32_t body_line = 0;
-  // The name a Python `for` counts steps with: `step` in `for step, b in enumerate(loader)` and
-  // in `for step in range(n)`; empty when it has none.
+  // The name a `for` counts steps with: `step` in `for step, b in enumerate(loader)` and in
+  // `for step in range(n)`, `i` in C++'s `for (int i = 0; ...)`; empty when it has none.
   std::string counter;
 };
 
@@ -196,9 +196,10 @@ struct OutputCall {
   Span span;
   ScopeId scope = kNoScope;
   std::string callee;
-  // A Python output that is a statement of its own, alone on its lines, directly in the body of
-  // a loop with a counter (so a fix can put it under `if counter % N == 0:`): the whitespace
-  // before it, and the start of each further line of it that holds code.
+  // An output that is a statement of its own beginning its line (so a fix can put it under
+  // `if counter % N == 0`): the whitespace before it, and for Python, where the statement must
+  // also be alone on its lines and directly in the body of a loop with a counter, the start of
+  // each further line of it that holds code.
   std::optional<std::string> indent;
   std::vector<uint32_t> further_lines;
 };

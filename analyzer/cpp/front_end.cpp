@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -552,10 +553,14 @@ class Builder {
     } else if (is(n, "for_statement")) {
       TSNode init = field(n, "initializer");
       if (is(init, "declaration")) {
+        std::vector<std::string> declared;
         for (uint32_t i = 0, c = named_count(init); i < c; ++i) {
           std::string name = declared_name(named(init, i));
-          if (!name.empty()) counter_names_.insert(name);
+          if (!name.empty()) declared.push_back(name);
         }
+        counter_names_.insert(declared.begin(), declared.end());
+        if (declared.size() == 1 && is_integer_type(field(init, "type")))
+          m_.loops[index].counter = declared.front();
       }
       visit(init, depth + 1);
       visit(field(n, "condition"), depth + 1);
@@ -594,6 +599,18 @@ class Builder {
     if (indent.find_first_not_of(" \t") != std::string_view::npos) return;
     loop.body_line = static_cast<uint32_t>(newline + 1);
     loop.body_indent = std::string(indent);
+  }
+
+  // int, unsigned long, size_t, std::int64_t...: what `% N` takes (not `auto`, an iterator).
+  bool is_integer_type(TSNode type) const {
+    const std::string spelled = compact(type);
+    if (is(type, "sized_type_specifier")) return spelled.find("double") == std::string::npos;
+    static const std::set<std::string, std::less<>> integers = {
+        "int",      "long",          "short",     "unsigned",       "size_t",   "std::size_t",
+        "int64_t",  "std::int64_t",  "int32_t",   "std::int32_t",   "uint64_t", "std::uint64_t",
+        "uint32_t", "std::uint32_t", "ptrdiff_t", "std::ptrdiff_t", "int8_t",   "int16_t",
+        "uint8_t",  "uint16_t"};
+    return integers.count(spelled) > 0;
   }
 
   // `for (auto& batch : *loader)`: a loader the file builds, or a name that says it is one
@@ -940,6 +957,19 @@ class Builder {
 
   // ---- expressions ---------------------------------------------------------------------
 
+  // OutputCall::indent of the output just added, when it is the whole of a statement that
+  // begins its line (a fix can put it under a guard).
+  void note_output_statement(TSNode n) {
+    const TSNode statement = ts_node_parent(n);
+    const uint32_t begin = ts_node_start_byte(n);
+    if (!is(statement, "expression_statement") || ts_node_start_byte(statement) != begin) return;
+    const size_t newline = src_.rfind('\n', begin == 0 ? 0 : begin - 1);
+    const size_t line_start = begin == 0 || newline == std::string_view::npos ? 0 : newline + 1;
+    const std::string_view indent = src_.substr(line_start, begin - line_start);
+    if (indent.find_first_not_of(" \t") != std::string_view::npos) return;
+    m_.outputs.back().indent = std::string(indent);
+  }
+
   // `std::cout << a << b`: one output, reported at its outermost `<<`.
   void on_binary(TSNode n, int depth) {
     if (text(field(n, "operator")) == "<<" && !in_output_) {
@@ -949,6 +979,7 @@ class Builder {
       std::string stream = compact(left);
       if (is_console_stream(stream)) {
         m_.outputs.push_back({OutputKind::Console, span(n), scope_, stream, {}, {}});
+        note_output_statement(n);
         in_output_ = true;
         visit_children(n, depth);
         in_output_ = false;
@@ -980,7 +1011,10 @@ class Builder {
     const std::string spelled = callee_name(function);
     const std::string callee = resolved_name ? *resolved_name : spelled;
     bool output = is_printf(callee);
-    if (output) m_.outputs.push_back({OutputKind::Console, span(n), scope_, spelled, {}, {}});
+    if (output) {
+      m_.outputs.push_back({OutputKind::Console, span(n), scope_, spelled, {}, {}});
+      note_output_statement(n);
+    }
     if (is_synchronize(callee)) add_sync(n, SyncKind::Synchronize, callee + "()");
     if (is_empty_cache(callee)) add_sync(n, SyncKind::EmptyCache, callee + "()");
     if (is_dynamic_shape(callee)) m_.dynamic_shapes.push_back({span(n), scope_, callee + "()"});
