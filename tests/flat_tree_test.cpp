@@ -159,6 +159,9 @@ TEST(FlatTree, ListPiecesJoinAsTheWholeParse) {
            // (fuzz/regressions/parts_attribute_across_line_break.py)
            "y.\n# a comment\nx = 1\n",
            "def f() -> int: ...\n\n@dec\ndef g():\n    pass\n",
+           // an f-string's field runs over lines
+           // (fuzz/regressions/parts_fstring_field_over_lines.py)
+           "print(f\"a {b:.4f\nimport torch\n}\")\nx = 1\n",
        }) {
     const SyntaxTree tree = parse_tree(tree_sitter_python(), text);
     EXPECT_EQ(walk_in_parts(text), cursor_walk(tree.get())) << "input: " << text;

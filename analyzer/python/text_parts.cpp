@@ -1,6 +1,7 @@
 #include "analyzer/python/text_parts.h"
 
 #include <array>
+#include <cctype>
 #include <optional>
 #include <utility>
 
@@ -242,12 +243,18 @@ class Scanner {
 
   // A string, whatever its prefix: a backslash escapes the next byte in every kind (a raw
   // string keeps it, but its quote still does not end the string); one not tripled ends at its
-  // line's end, closed or not. Returns where the string ends.
+  // line's end, closed or not, except inside an f-string's replacement field (`{...}`, `{{` is a
+  // brace), where the grammar reads an expression, over lines as in brackets. Returns where the
+  // string ends.
   size_t skip_string(size_t i) {
     const size_t n = text_.size();
     const char quote = text_[i];
+    bool formatted = false;
+    for (size_t p = i; p > 0 && std::isalpha(static_cast<unsigned char>(text_[p - 1])); --p)
+      formatted |= text_[p - 1] == 'f' || text_[p - 1] == 'F';
     const bool triple = i + 2 < n && text_[i + 1] == quote && text_[i + 2] == quote;
     i += triple ? 3 : 1;
+    uint32_t fields = 0;  // replacement fields open
     while (i < n) {
       if (text_[i] == '\\') {
         if (i + 1 < n && text_[i + 1] == '\n') {
@@ -257,8 +264,17 @@ class Scanner {
         i += 2;
         continue;
       }
+      if (formatted && text_[i] == '{') {
+        if (fields == 0 && i + 1 < n && text_[i + 1] == '{') {
+          i += 2;
+          continue;
+        }
+        ++fields;
+      } else if (formatted && text_[i] == '}' && fields > 0) {
+        --fields;
+      }
       if (text_[i] == '\n') {
-        if (!triple) return i;
+        if (!triple && fields == 0) return i;
         ++row_;
         line_start_ = i + 1;
       } else if (text_[i] == quote &&
