@@ -162,6 +162,8 @@ TEST(FlatTree, ListPiecesJoinAsTheWholeParse) {
            // an f-string's field runs over lines
            // (fuzz/regressions/parts_fstring_field_over_lines.py)
            "print(f\"a {b:.4f\nimport torch\n}\")\nx = 1\n",
+           // a line at column 0 that cannot start a statement continues the one above
+           "def g(a, b  )  \n:# note\n    return a\n\n\ndef h():\n    pass\n",
        }) {
     const SyntaxTree tree = parse_tree(tree_sitter_python(), text);
     EXPECT_EQ(walk_in_parts(text), cursor_walk(tree.get())) << "input: " << text;

@@ -36,6 +36,15 @@ bool opens_compound(std::string_view word) {
   return false;
 }
 
+// What a statement can begin with: a name or keyword, a number, a string, a bracket, a
+// decorator, a unary operator, a starred target, `...`. A line at column 0 beginning otherwise
+// (`:` after `def f(a)` on the line before) continues the statement above: tree-sitter reads on.
+bool can_start_statement(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+         static_cast<unsigned char>(c) >= 0x80 ||
+         std::string_view("([{@'\"-+~*.").find(c) != std::string_view::npos;
+}
+
 // A line at column 0 that starts with one of these inside an open bracket is a statement the
 // bracket never closed for: these keywords have no place in an expression.
 bool statement_only(std::string_view text, size_t at) {
@@ -152,7 +161,7 @@ class Scanner {
       if (c != ' ' && c != '\t' && c != '\f' && c != '\n' && c != '\r' && c != '#' && c != '\\') {
         const std::string_view word = first_word(text_, i);
         const bool decorator = c == '@';
-        if (!after_decorator_ && !continues_statement(word)) {
+        if (!after_decorator_ && !continues_statement(word) && can_start_statement(c)) {
           statement_place(here(i), !decorator && !opens_compound(word));
         }
         after_decorator_ = decorator;
