@@ -24,7 +24,7 @@ esac
 
 packages=(
   g++ cmake ninja-build
-  nodejs npm openssl ca-certificates git
+  curl openssl ca-certificates
   libfmt-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
   libgit2-dev pkgconf libjemalloc-dev
 )
@@ -33,7 +33,7 @@ if [ "$profile" = all ]; then
     libgtest-dev libgmock-dev libbenchmark-dev
     clang-14 libclang-rt-14-dev
     libclang-14-dev libclang-cpp14-dev llvm-14-dev libtorch-dev
-    python3 pre-commit
+    python3 pre-commit git nodejs npm
   )
 fi
 
