@@ -105,14 +105,10 @@ std::string render_report(std::string_view format, const LintResult& result,
   if (options.statistics) return render_statistics(result.diagnostics);
   if (format == "concise") return render_concise(result.diagnostics, summary, text);
   if (format == "sarif") {
-    std::vector<RuleInfo> rules;
-    for (const Rule* rule : all_rules()) rules.push_back(rule->info);
-    std::error_code ec;
-    const std::filesystem::path cwd = std::filesystem::current_path(ec);
-    return render_sarif(result.diagnostics, summary, rules,
+    return render_sarif(result.diagnostics, summary, rule_infos(),
                         {.version = GPULINT_VERSION,
                          .information_uri = GPULINT_HOMEPAGE,
-                         .source_root = ec ? "/" : cwd.string()});
+                         .source_root = source_root()});
   }
   return render_text(result.diagnostics, summary, text);
 }

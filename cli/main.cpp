@@ -60,7 +60,7 @@ int run(int argc, char** argv) {
 
   const std::vector<Subcommand> subcommands = {
       add_check(app),  add_rules(app),  add_explain(app),
-      add_verify(app), add_doctor(app), add_watch(app),
+      add_verify(app), add_doctor(app), add_watch(app), add_profile(app),
   };
 
   std::vector<std::string> commands;

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "rules/registry.h"
+
 namespace gpulint {
 
 namespace {
@@ -118,6 +120,18 @@ bool write_stdout(std::string_view bytes) {
     return false;
   }
   return true;
+}
+
+std::vector<RuleInfo> rule_infos() {
+  std::vector<RuleInfo> rules;
+  for (const Rule* rule : all_rules()) rules.push_back(rule->info);
+  return rules;
+}
+
+std::string source_root() {
+  std::error_code ec;
+  const std::filesystem::path cwd = std::filesystem::current_path(ec);
+  return ec ? "/" : cwd.string();
 }
 
 }  // namespace gpulint

@@ -4,6 +4,9 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "analyzer/core/rule.h"
 
 namespace gpulint {
 
@@ -27,5 +30,9 @@ bool write_stdout(std::string_view bytes);
 // half-written report; its mode is kept, and a symlink to it is followed, not replaced. A
 // device, FIFO or `-` (stdout) is written through. Names the cause on stderr when it cannot.
 bool write_atomically(const std::string& path, std::string_view bytes);
+
+// For SARIF reports: every rule's metadata, and the working directory the paths are under.
+std::vector<RuleInfo> rule_infos();
+std::string source_root();
 
 }  // namespace gpulint

@@ -19,5 +19,6 @@ Subcommand add_explain(CLI::App& app);
 Subcommand add_verify(CLI::App& app);
 Subcommand add_doctor(CLI::App& app);
 Subcommand add_watch(CLI::App& app);
+Subcommand add_profile(CLI::App& app);
 
 }  // namespace gpulint

@@ -171,18 +171,6 @@ Params base_params(const VerifyOptions& options) {
   }
 }
 
-std::vector<RuleInfo> rule_infos() {
-  std::vector<RuleInfo> rules;
-  for (const Rule* rule : all_rules()) rules.push_back(rule->info);
-  return rules;
-}
-
-std::string source_root() {
-  std::error_code ec;
-  const fs::path cwd = fs::current_path(ec);
-  return ec ? "/" : cwd.string();
-}
-
 nlohmann::ordered_json costs_json(const std::vector<verifier::RuleCost>& costs,
                                   const Report& report, const Params& params) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();

@@ -1,7 +1,8 @@
 #pragma once
 
 // What `gpulint verify` measured for a finding on the local GPU. The verifier fills it; the
-// analyzer only carries it to the reporters, so this header is all the verifier shares with it.
+// analyzer only carries it to the reporters, so this header is all the verifier (and the
+// profiler) shares with it.
 
 #include <string>
 
@@ -13,6 +14,16 @@ struct Cost {
   std::string unit;        // e.g. "us/step", "x"
   std::string summary;     // one sentence for people: "+38 us a step (x2.1) on NVIDIA H200"
   std::string device;      // the GPU it was measured on
+};
+
+// What `gpulint profile` saw of a finding in the user's own run. The profiler fills it; the
+// analyzer only carries it to the reporters.
+struct Observed {
+  bool seen = false;            // false: the line ran no synchronising call or wait in the window
+  double per_step = 0;          // how often a step, where seen
+  double wait_ms_per_step = 0;  // host time waiting there, a step
+  double share_of_step = 0;     // that wait as a share of the step, 0-1
+  std::string summary;          // one sentence for people
 };
 
 }  // namespace gpulint

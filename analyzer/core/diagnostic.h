@@ -55,6 +55,7 @@ struct Diagnostic {
   std::vector<Related> related;
   std::optional<Fix> fix;
   std::optional<Cost> cost;                                 // set only by `gpulint verify`
+  std::optional<Observed> observed;                         // set only by `gpulint profile`
   std::vector<std::pair<std::string, int64_t>> parameters;  // Finding::parameters
 };
 

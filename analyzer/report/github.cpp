@@ -49,6 +49,7 @@ std::string annotation(const Diagnostic& d) {
   const Location& at = d.location;
   std::string message = d.message;
   if (!d.help.empty()) message += "\nhelp: " + d.help;
+  if (d.observed) message += "\nobserved: " + d.observed->summary;
   for (const Related& related : d.related) {
     message +=
         fmt::format("\nnote: {}:{}:{}: {}", related.location.path, related.location.start.line,

@@ -1,5 +1,7 @@
 #include "analyzer/report/report.h"
 
+#include "analyzer/report/observed_json.h"
+
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -59,6 +61,7 @@ Json diagnostic_json(const Diagnostic& d) {
                    {"summary", d.cost->summary},
                    {"device", d.cost->device}};
   }
+  if (d.observed) out["observed"] = observed_json(*d.observed);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "analyzer/report/observed_json.h"
 #include "analyzer/report/report.h"
 
 namespace gpulint {
@@ -201,13 +202,13 @@ Json result_json(const Diagnostic& d, std::optional<size_t> rule_index,
   out["partialFingerprints"] = {{"primaryLocationLineHash", fingerprint}};
   if (d.fix) out["fixes"] = Json::array({fix_json(*d.fix, d.location, source_root)});
   if (d.cost) {
-    out["properties"] = {{"cost",
-                          {{"experiment", d.cost->experiment},
-                           {"value", d.cost->value},
-                           {"unit", d.cost->unit},
-                           {"summary", d.cost->summary},
-                           {"device", d.cost->device}}}};
+    out["properties"]["cost"] = {{"experiment", d.cost->experiment},
+                                 {"value", d.cost->value},
+                                 {"unit", d.cost->unit},
+                                 {"summary", d.cost->summary},
+                                 {"device", d.cost->device}};
   }
+  if (d.observed) out["properties"]["observed"] = observed_json(*d.observed);
   return out;
 }
 

@@ -214,6 +214,10 @@ void render_one(std::string& out, const Diagnostic& d, const TextOptions& option
   if (d.cost) {
     out += fmt::format("{} = {}cost{}: {}\n", pad, s.help, s.reset, visible(d.cost->summary));
   }
+  if (d.observed) {
+    out +=
+        fmt::format("{} = {}observed{}: {}\n", pad, s.help, s.reset, visible(d.observed->summary));
+  }
   for (const Related& related : d.related) {
     const Location& r = related.location;
     out += fmt::format("{} = {}note{}: {}:{}:{}: {}\n", pad, s.help, s.reset, visible(r.path),

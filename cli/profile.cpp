@@ -1,0 +1,352 @@
+// `gpulint profile [OPTIONS] -- CMD ARGS...`: run the user's command with the profile shim on
+// PYTHONPATH (profile/shim/sitecustomize.py), read back the window of steps it recorded, say
+// where each step's time went and which lines made the GPU wait, and join that to the
+// analyzer's findings for the files those lines are in.
+
+#include <fmt/format.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analyzer/core/walker.h"
+#include "analyzer/engine.h"
+#include "analyzer/report/report.h"
+#include "cli/output.h"
+#include "cli/project.h"
+#include "cli/subcommand.h"
+#include "machine/process.h"
+#include "profile/attribution.h"
+#include "profile/run_record.h"
+#include "profile/shim_source.h"
+
+namespace gpulint {
+namespace {
+
+namespace fs = std::filesystem;
+using profile::Attribution;
+using profile::HostWait;
+using profile::SourceLine;
+
+struct ProfileOptions {
+  int warmup = 10;
+  int steps = 20;
+  bool stop = false;
+  std::string format = "text";
+  std::string output_file;
+  std::string keep;
+  std::vector<std::string> command;
+};
+
+// A private directory for one run: the shim, and the records it writes. Removed on the way out
+// unless --keep named a place to copy the records to.
+class RunDirectory {
+ public:
+  RunDirectory() {
+    std::error_code ec;
+    std::string pattern = (fs::temp_directory_path(ec) / "gpulint-profile-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
+  }
+  ~RunDirectory() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  RunDirectory(const RunDirectory&) = delete;
+  RunDirectory& operator=(const RunDirectory&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::optional<std::string> read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+bool write_shim(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir / "shim", ec);
+  fs::create_directories(dir / "records", ec);
+  std::ofstream out(dir / "shim" / "sitecustomize.py", std::ios::binary);
+  const std::string_view source = profile::shim_source();
+  out.write(source.data(), static_cast<std::streamsize>(source.size()));
+  return static_cast<bool>(out);
+}
+
+void set_environment(const fs::path& dir, const ProfileOptions& options) {
+  const char* old = std::getenv("PYTHONPATH");
+  const std::string shim = (dir / "shim").string();
+  const std::string path = old && *old ? shim + ":" + old : shim;
+  ::setenv("PYTHONPATH", path.c_str(), 1);
+  ::setenv("GPULINT_PROFILE_DIR", (dir / "records").c_str(), 1);
+  ::setenv("GPULINT_PROFILE_WARMUP", std::to_string(options.warmup).c_str(), 1);
+  ::setenv("GPULINT_PROFILE_STEPS", std::to_string(options.steps).c_str(), 1);
+  ::setenv("GPULINT_PROFILE_STOP", options.stop ? "1" : "0", 1);
+  std::error_code ec;
+  ::setenv("GPULINT_PROFILE_ROOT", fs::current_path(ec).c_str(), 1);
+}
+
+struct RankRecord {
+  profile::Window window;
+  std::optional<profile::Trace> trace;
+  std::optional<Attribution> attribution;
+  std::string problem;  // why there is no attribution
+};
+
+std::vector<RankRecord> read_records(const fs::path& records) {
+  std::vector<RankRecord> ranks;
+  std::error_code ec;
+  std::vector<fs::path> windows;
+  for (const auto& entry : fs::directory_iterator(records, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("window-rank") && name.ends_with(".json")) windows.push_back(entry.path());
+  }
+  std::sort(windows.begin(), windows.end());
+  for (const fs::path& path : windows) {
+    std::string error;
+    const std::optional<std::string> text = read_file(path);
+    std::optional<profile::Window> window =
+        text ? profile::read_window(*text, &error) : std::nullopt;
+    if (!window) continue;
+    RankRecord rank{*window, std::nullopt, std::nullopt, {}};
+    const fs::path trace_path = records / fmt::format("trace-rank{}.json", rank.window.rank);
+    if (!rank.window.error.empty()) {
+      rank.problem = "the shim failed: " + rank.window.error;
+    } else if (!rank.window.cuda) {
+      rank.problem = "torch sees no CUDA GPU in this process: there is no GPU time to attribute";
+    } else if (rank.window.steps == 0) {
+      rank.problem = fmt::format(
+          "no step was profiled: the program took {} optimizer steps or fewer (--warmup)",
+          rank.window.warmup);
+    } else if (const std::optional<std::string> trace_text = read_file(trace_path)) {
+      rank.trace = profile::read_trace(*trace_text, &error);
+      if (rank.trace) {
+        rank.attribution = profile::attribute(*rank.trace);
+      } else {
+        rank.problem = fmt::format("{}: {}", trace_path.string(), error);
+      }
+    } else {
+      rank.problem = "the profiler wrote no trace";
+    }
+    ranks.push_back(std::move(rank));
+  }
+  return ranks;
+}
+
+std::string ms(double us) { return fmt::format("{:.2f} ms", us / 1000); }
+std::string share(double part, double whole) {
+  return whole > 0 ? fmt::format("{:.0f}%", 100 * part / whole) : "-";
+}
+
+std::string line_name(const SourceLine& where) {
+  std::error_code ec;
+  const fs::path relative = fs::relative(where.file, fs::current_path(ec), ec);
+  const std::string file = ec || relative.empty() || relative.string().starts_with("..")
+                               ? where.file
+                               : relative.string();
+  return fmt::format("{}:{}", file, where.line);
+}
+
+std::string render_rank(const RankRecord& rank) {
+  std::string out;
+  const Attribution& a = *rank.attribution;
+  const profile::StepBreakdown& b = a.breakdown;
+  out += fmt::format("rank {}: {} steps profiled after {} of warm-up (torch {})\n",
+                     rank.window.rank, b.steps, rank.window.warmup, rank.window.torch);
+  out += fmt::format("  step {}: GPU busy {} ({}), idle {} ({})\n", ms(b.step_us),
+                     ms(b.gpu_busy_us), share(b.gpu_busy_us, b.step_us), ms(b.gpu_idle_us),
+                     share(b.gpu_idle_us, b.step_us));
+  out += fmt::format("    idle while waiting for data: {}; while the host worked: {}\n",
+                     ms(b.idle_waiting_for_data_us), ms(b.idle_host_work_us));
+  out += fmt::format("    host waiting for the GPU (synchronising calls): {} a step\n",
+                     ms(b.sync_wait_us));
+  if (!a.lines.empty()) out += "  lines, by time waited a step:\n";
+  for (const profile::LineCost& line : a.lines) {
+    out += fmt::format("    {:<40} {} {:.1f}x a step, {} waited{}\n", line_name(line.where),
+                       line.kind == HostWait::Kind::Sync ? "sync" : "data", line.waits_per_step,
+                       ms(line.wait_us_per_step),
+                       line.kind == HostWait::Kind::Data
+                           ? fmt::format(", GPU idle {}", ms(line.gpu_idle_us_per_step))
+                           : "");
+  }
+  if (a.syncs) {
+    const profile::SyncGroup& g = *a.syncs;
+    if (g.lines.size() > 1) {
+      out += fmt::format(
+          "  these {} lines synchronise the same steps: the host cannot run ahead of the GPU "
+          "while any one remains, so removing one alone saves little; removing all of them "
+          "would save about {} a step ({} -> {}, the longer of the host's work and the GPU's)\n",
+          g.lines.size(), ms(g.saving_us_per_step), ms(b.step_us), ms(g.step_without_us));
+    } else {
+      out +=
+          fmt::format("  removing the synchronising line would save about {} a step ({} -> {})\n",
+                      ms(g.saving_us_per_step), ms(b.step_us), ms(g.step_without_us));
+    }
+  }
+  return out;
+}
+
+// Each finding on a line the run shows waiting is marked observed; the rest, not observed.
+void join(std::vector<Diagnostic>& diagnostics, const RankRecord& rank) {
+  std::map<std::pair<std::string, int>, const profile::LineCost*> seen;
+  for (const profile::LineCost& line : rank.attribution->lines) {
+    std::error_code ec;
+    seen[{fs::weakly_canonical(line.where.file, ec).string(), line.where.line}] = &line;
+  }
+  const double step = rank.attribution->breakdown.step_us;
+  for (Diagnostic& d : diagnostics) {
+    std::error_code ec;
+    const auto it =
+        seen.find({fs::weakly_canonical(d.location.path, ec).string(), d.location.start.line});
+    Observed observed;
+    if (it == seen.end()) {
+      observed.summary =
+          "not observed in this run (no synchronising call or wait at this line "
+          "in the profiled steps)";
+    } else {
+      const profile::LineCost& line = *it->second;
+      observed.seen = true;
+      observed.per_step = line.waits_per_step;
+      observed.wait_ms_per_step = line.wait_us_per_step / 1000;
+      observed.share_of_step = step > 0 ? line.wait_us_per_step / step : 0;
+      observed.summary = fmt::format("{:.1f}x a step, the host waited {} a step ({} of the step)",
+                                     line.waits_per_step, ms(line.wait_us_per_step),
+                                     share(line.wait_us_per_step, step));
+    }
+    d.observed = observed;
+  }
+}
+
+std::vector<std::string> observed_files(const std::vector<RankRecord>& ranks) {
+  std::vector<std::string> files;
+  for (const RankRecord& rank : ranks) {
+    for (const profile::SyncSite& site : rank.window.syncs) {
+      if (!site.where.file.empty()) files.push_back(site.where.file);
+    }
+    if (!rank.attribution) continue;
+    for (const profile::LineCost& line : rank.attribution->lines) {
+      if (!line.where.file.empty()) files.push_back(line.where.file);
+    }
+  }
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  return distinct_files(files);
+}
+
+int run_profile(const ProfileOptions& options) {
+  if (options.command.empty()) {
+    error("profile needs a command to run: gpulint profile [OPTIONS] -- CMD ARGS...");
+    return kExitError;
+  }
+  if (options.warmup < 0 || options.steps < 1) {
+    error("--warmup must be 0 or more and --steps 1 or more");
+    return kExitError;
+  }
+  RunDirectory dir;
+  if (dir.path().empty() || !write_shim(dir.path())) {
+    error("profile: cannot create a private directory for the run's records");
+    return kExitError;
+  }
+  set_environment(dir.path(), options);
+  const system::ChildExit child = system::run_inheriting_stdio(options.command);
+  if (!child.error.empty()) {
+    error(child.error);
+    return child.code;
+  }
+  if (!options.keep.empty()) {
+    std::error_code ec;
+    fs::create_directories(options.keep, ec);
+    fs::copy(dir.path() / "records", options.keep,
+             fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
+    if (ec) warning(fmt::format("--keep {}: {}", options.keep, ec.message()));
+  }
+  const std::vector<RankRecord> ranks = read_records(dir.path() / "records");
+  // Whatever went wrong, the command's own exit code is the answer, as it would have been.
+  const std::string command = fmt::format("{}", fmt::join(options.command, " "));
+  if (ranks.empty()) {
+    error(child.code != 0
+              ? fmt::format("profile: '{}' exited with {} before torch was imported; nothing "
+                            "was recorded",
+                            command, child.code)
+              : fmt::format("profile: nothing was recorded: '{}' never imported torch", command));
+    return child.code;
+  }
+  // The report goes to stderr, as time(1)'s does: stdout belongs to the command.
+  std::string report;
+  const RankRecord* first = nullptr;
+  for (const RankRecord& rank : ranks) {
+    if (rank.attribution) {
+      report += render_rank(rank);
+      if (!first) first = &rank;
+    } else {
+      report += fmt::format("rank {}: {}\n", rank.window.rank, rank.problem);
+    }
+  }
+  fmt::print(stderr, "gpulint profile: '{}' exited with {}\n{}", command, child.code, report);
+  if (!first) return child.code;
+
+  Project project({});
+  std::vector<std::string> files = observed_files(ranks);
+  project.resolve(files);
+  LintOptions lint;
+  lint.rule_set_for = [&project](const std::string& path) { return project.rule_set_for(path); };
+  LintResult result = lint_files(files, lint);
+  join(result.diagnostics, *first);
+  ReportSummary summary{result.files_checked, {}};
+  for (const FileError& e : result.errors) {
+    summary.file_errors.push_back(fmt::format("{}: {}", e.path, e.message));
+  }
+  std::string out;
+  if (options.format == "json") {
+    out = render_json(result.diagnostics, summary, GPULINT_VERSION);
+  } else if (options.format == "sarif") {
+    out = render_sarif(result.diagnostics, summary, rule_infos(),
+                       {.version = GPULINT_VERSION,
+                        .information_uri = GPULINT_HOMEPAGE,
+                        .source_root = source_root()});
+  } else if (options.format == "github") {
+    out = render_github(result.diagnostics, summary);
+  } else {
+    out = render_text(result.diagnostics, summary, {.color = false});
+  }
+  const bool written =
+      options.output_file.empty() ? write_stdout(out) : write_atomically(options.output_file, out);
+  if (!written) return kExitError;
+  return child.code;
+}
+
+}  // namespace
+
+Subcommand add_profile(CLI::App& app) {
+  auto options = std::make_shared<ProfileOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "profile",
+      "Run a PyTorch command, profile a window of its steps, and join what made the GPU wait to "
+      "the findings at those lines");
+  cmd->add_option("--warmup", options->warmup, "Optimizer steps before the window")
+      ->capture_default_str();
+  cmd->add_option("--steps", options->steps, "Optimizer steps in the window")
+      ->capture_default_str();
+  cmd->add_flag("--stop", options->stop, "End the program once the window is recorded");
+  cmd->add_option("--output-format,--format", options->format, "Format of the findings")
+      ->check(CLI::IsMember({"text", "json", "sarif", "github"}))
+      ->capture_default_str();
+  cmd->add_option("-o,--output-file", options->output_file,
+                  "Write the findings to a file instead of stdout");
+  cmd->add_option("--keep", options->keep,
+                  "Copy the raw records (the profiler's trace, the shim's window) into DIR");
+  cmd->add_option("command", options->command, "The command to run, after --")->required();
+  return {cmd, [options] { return run_profile(*options); }};
+}
+
+}  // namespace gpulint

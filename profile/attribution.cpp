@@ -1,0 +1,109 @@
+#include "profile/attribution.h"
+
+#include <algorithm>
+#include <map>
+
+namespace gpulint::profile {
+namespace {
+
+double overlap(const Interval& a, const Interval& b) {
+  return std::max(0.0, std::min(a.end, b.end) - std::max(a.start, b.start));
+}
+
+// The GPU's busy intervals inside `step`, merged. `gpu` is sorted by start.
+std::vector<Interval> busy_within(const std::vector<Interval>& gpu, const Interval& step) {
+  std::vector<Interval> merged;
+  for (const Interval& g : gpu) {
+    if (g.start >= step.end) break;
+    const Interval clipped{std::max(g.start, step.start), std::min(g.end, step.end)};
+    if (clipped.end <= clipped.start) continue;
+    if (!merged.empty() && clipped.start <= merged.back().end) {
+      merged.back().end = std::max(merged.back().end, clipped.end);
+    } else {
+      merged.push_back(clipped);
+    }
+  }
+  return merged;
+}
+
+std::vector<Interval> gaps_within(const std::vector<Interval>& busy, const Interval& step) {
+  std::vector<Interval> gaps;
+  double at = step.start;
+  for (const Interval& b : busy) {
+    if (b.start > at) gaps.push_back({at, b.start});
+    at = std::max(at, b.end);
+  }
+  if (at < step.end) gaps.push_back({at, step.end});
+  return gaps;
+}
+
+double idle_during(const std::vector<Interval>& gaps, const Interval& span) {
+  double idle = 0;
+  for (const Interval& g : gaps) idle += overlap(g, span);
+  return idle;
+}
+
+}  // namespace
+
+Attribution attribute(const Trace& trace) {
+  Attribution out;
+  StepBreakdown& b = out.breakdown;
+  std::map<SourceLine, LineCost> lines;
+  double host_work_us = 0;
+  for (const Interval& step : trace.steps) {
+    const std::vector<Interval> busy = busy_within(trace.gpu, step);
+    const std::vector<Interval> gaps = gaps_within(busy, step);
+    double busy_us = 0, idle_us = 0, data_idle_us = 0, sync_us = 0;
+    for (const Interval& i : busy) busy_us += i.length();
+    for (const Interval& g : gaps) idle_us += g.length();
+    for (const HostWait& wait : trace.waits) {
+      const double inside = overlap(wait.when, step);
+      if (inside <= 0) continue;
+      LineCost& line = lines[wait.where];
+      line.where = wait.where;
+      line.kind = wait.kind;
+      line.waits_per_step += 1;
+      line.wait_us_per_step += inside;
+      if (wait.kind == HostWait::Kind::Data) {
+        const double idle = idle_during(gaps, wait.when);
+        line.gpu_idle_us_per_step += idle;
+        data_idle_us += idle;
+      } else {
+        sync_us += inside;
+      }
+    }
+    b.step_us += step.length();
+    b.gpu_busy_us += busy_us;
+    b.gpu_idle_us += idle_us;
+    b.idle_waiting_for_data_us += data_idle_us;
+    b.idle_host_work_us += idle_us - data_idle_us;
+    b.sync_wait_us += sync_us;
+    host_work_us += step.length() - sync_us;
+  }
+  const double n = static_cast<double>(trace.steps.size());
+  b.steps = static_cast<int>(trace.steps.size());
+  for (double* v : {&b.step_us, &b.gpu_busy_us, &b.gpu_idle_us, &b.idle_waiting_for_data_us,
+                    &b.idle_host_work_us, &b.sync_wait_us, &host_work_us}) {
+    *v /= n;
+  }
+  SyncGroup group;
+  for (auto& [where, line] : lines) {
+    line.waits_per_step /= n;
+    line.wait_us_per_step /= n;
+    line.gpu_idle_us_per_step /= n;
+    if (line.kind == HostWait::Kind::Sync) group.lines.push_back(where);
+    out.lines.push_back(line);
+  }
+  if (!group.lines.empty()) {
+    group.step_without_us = std::max(host_work_us, b.gpu_busy_us);
+    group.saving_us_per_step = std::max(0.0, b.step_us - group.step_without_us);
+    out.syncs = group;
+  }
+  std::stable_sort(out.lines.begin(), out.lines.end(), [](const LineCost& x, const LineCost& y) {
+    return x.wait_us_per_step + x.gpu_idle_us_per_step >
+           y.wait_us_per_step + y.gpu_idle_us_per_step;
+  });
+  return out;
+}
+
+}  // namespace gpulint::profile

@@ -1,0 +1,173 @@
+#include "profile/run_record.h"
+
+#include <algorithm>
+#include <array>
+#include <nlohmann/json.hpp>
+
+namespace gpulint::profile {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr std::string_view kStepMark = "gpulint/step ";
+constexpr std::string_view kSyncMark = "gpulint/sync ";
+constexpr std::string_view kDataMark = "gpulint/data ";
+
+// The CUDA calls in which the host thread waits for the GPU. A copy from pageable memory
+// (cudaMemcpyAsync) blocks too, and sync debug mode warns before it.
+constexpr std::array<std::string_view, 7> kBlockingCalls = {
+    "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaMemcpy",
+    "cudaMemcpyAsync",       "cuStreamSynchronize",   "cuCtxSynchronize"};
+
+std::optional<Json> parse(std::string_view text, std::string* error) {
+  Json json = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) {
+    *error = "not JSON";
+    return std::nullopt;
+  }
+  return json;
+}
+
+std::string text_field(const Json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+double number_field(const Json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+// Kineto writes thread ids as numbers, and as strings for its own rows.
+std::string thread_of(const Json& event) {
+  const auto it = event.find("tid");
+  if (it == event.end()) return {};
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+// "gpulint/sync /home/u/train.py:89" -> {"/home/u/train.py", 89}.
+SourceLine mark_line(std::string_view name, std::string_view mark) {
+  name.remove_prefix(mark.size());
+  const size_t colon = name.rfind(':');
+  if (colon == std::string_view::npos) return {std::string(name), 0};
+  int line = 0;
+  for (char c : name.substr(colon + 1)) {
+    if (c < '0' || c > '9') return {std::string(name), 0};
+    line = line * 10 + (c - '0');
+  }
+  return {std::string(name.substr(0, colon)), line};
+}
+
+struct Event {
+  std::string thread;
+  Interval when;
+};
+
+}  // namespace
+
+std::optional<Window> read_window(std::string_view text, std::string* error) {
+  std::optional<Json> json = parse(text, error);
+  if (!json) return std::nullopt;
+  if (!json->is_object() || !json->contains("steps") || !json->contains("syncs")) {
+    *error = "not a window record of gpulint's profile shim";
+    return std::nullopt;
+  }
+  Window window;
+  window.rank = static_cast<int>(number_field(*json, "rank"));
+  window.warmup = static_cast<int>(number_field(*json, "warmup"));
+  window.steps = static_cast<int>(number_field(*json, "steps"));
+  window.root = text_field(*json, "root");
+  window.torch = text_field(*json, "torch");
+  window.error = text_field(*json, "error");
+  window.cuda = json->value("cuda", false);
+  for (const Json& site : (*json)["syncs"]) {
+    if (!site.is_object()) continue;
+    window.syncs.push_back(
+        {{text_field(site, "file"), static_cast<int>(number_field(site, "line"))},
+         text_field(site, "function"),
+         static_cast<int64_t>(number_field(site, "count"))});
+  }
+  return window;
+}
+
+std::optional<Trace> read_trace(std::string_view text, std::string* error) {
+  std::optional<Json> json = parse(text, error);
+  if (!json) return std::nullopt;
+  const auto events = json->is_object() ? json->find("traceEvents") : json->end();
+  if (!json->is_object() || events == json->end() || !events->is_array()) {
+    *error = "not a PyTorch profiler trace (no traceEvents)";
+    return std::nullopt;
+  }
+  Trace trace;
+  std::string step_thread;
+  std::vector<std::pair<Event, HostWait>> marks;
+  std::vector<Event> blocking;
+  for (const Json& event : *events) {
+    if (!event.is_object()) continue;
+    const std::string category = text_field(event, "cat");
+    const std::string name = text_field(event, "name");
+    const double start = number_field(event, "ts");
+    const Interval when{start, start + number_field(event, "dur")};
+    if (category == "kernel" || category == "gpu_memcpy" || category == "gpu_memset") {
+      trace.gpu.push_back(when);
+      if (name.find("HtoD (Pageable") != std::string::npos) trace.pageable_h2d.push_back(when);
+    } else if (category == "user_annotation") {
+      if (name.starts_with(kStepMark)) {
+        trace.steps.push_back(when);
+        step_thread = thread_of(event);
+      } else if (name.starts_with(kSyncMark)) {
+        marks.push_back(
+            {{thread_of(event), when}, {HostWait::Kind::Sync, when, mark_line(name, kSyncMark)}});
+      } else if (name.starts_with(kDataMark)) {
+        marks.push_back(
+            {{thread_of(event), when}, {HostWait::Kind::Data, when, mark_line(name, kDataMark)}});
+      }
+    } else if (category == "cuda_runtime" || category == "cuda_driver") {
+      if (std::find(kBlockingCalls.begin(), kBlockingCalls.end(), name) != kBlockingCalls.end()) {
+        blocking.push_back({thread_of(event), when});
+      }
+    }
+  }
+  if (trace.steps.empty()) {
+    *error = "the trace holds no step marks of gpulint's profile shim";
+    return std::nullopt;
+  }
+  const auto by_start = [](const auto& a, const auto& b) { return a.when.start < b.when.start; };
+  std::sort(trace.steps.begin(), trace.steps.end(),
+            [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  std::sort(trace.gpu.begin(), trace.gpu.end(),
+            [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  std::sort(blocking.begin(), blocking.end(), by_start);
+  std::sort(marks.begin(), marks.end(),
+            [](const auto& a, const auto& b) { return a.first.when.start < b.first.when.start; });
+  // A sync mark is where torch warned, just before it blocked: the wait is the first blocking
+  // call of that thread from the mark on (inside it, for a mark around torch.cuda.synchronize),
+  // before the thread's next mark.
+  for (size_t i = 0; i < marks.size(); ++i) {
+    auto& [event, wait] = marks[i];
+    if (event.thread != step_thread) continue;
+    if (wait.kind == HostWait::Kind::Sync) {
+      double limit = std::numeric_limits<double>::infinity();
+      for (size_t j = i + 1; j < marks.size(); ++j) {
+        if (marks[j].first.thread == event.thread) {
+          limit = std::max(marks[j].first.when.start, event.when.end);
+          break;
+        }
+      }
+      const auto first =
+          std::lower_bound(blocking.begin(), blocking.end(), event.when.start,
+                           [](const Event& e, double t) { return e.when.start < t; });
+      for (auto it = first; it != blocking.end() && it->when.start <= limit; ++it) {
+        if (it->thread == event.thread) {
+          wait.when = it->when;
+          break;
+        }
+      }
+    }
+    trace.waits.push_back(wait);
+  }
+  std::sort(trace.waits.begin(), trace.waits.end(), by_start);
+  return trace;
+}
+
+}  // namespace gpulint::profile

@@ -1,0 +1,65 @@
+#pragma once
+
+// What `gpulint profile`'s shim (profile/shim/sitecustomize.py) leaves for one process: the
+// PyTorch profiler's trace of the window of steps (Kineto's Chrome-trace JSON) and the window's
+// own record (window-rankN.json). Only what the attribution reads is kept.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpulint::profile {
+
+// Microseconds on the trace's clock.
+struct Interval {
+  double start = 0;
+  double end = 0;
+  double length() const { return end - start; }
+};
+
+struct SourceLine {
+  std::string file;  // absolute, as the program ran it
+  int line = 0;
+  friend auto operator<=>(const SourceLine&, const SourceLine&) = default;
+};
+
+// Synchronising calls counted by the shim at one user line, over the whole window.
+struct SyncSite {
+  SourceLine where;
+  std::string function;
+  int64_t count = 0;
+};
+
+struct Window {
+  int rank = 0;
+  int warmup = 0;
+  int steps = 0;  // complete steps recorded
+  std::string root;
+  std::vector<SyncSite> syncs;
+  std::string torch;
+  bool cuda = false;
+  std::string error;  // the shim's own failure, if any
+};
+
+// The host waiting: for the GPU to catch up (a synchronising call), or for the next batch.
+struct HostWait {
+  enum class Kind { Sync, Data };
+  Kind kind = Kind::Sync;
+  Interval when;
+  SourceLine where;  // the user's line, from the shim's mark
+};
+
+struct Trace {
+  std::vector<Interval> steps;         // the shim's step marks, in order
+  std::vector<Interval> gpu;           // kernels, copies and memsets, sorted by start
+  std::vector<HostWait> waits;         // on the thread that ran the steps, sorted by start
+  std::vector<Interval> pageable_h2d;  // host-to-device copies from pageable memory
+};
+
+// Both return nullopt and say why in `error` when the text is not what the shim writes.
+std::optional<Window> read_window(std::string_view json, std::string* error);
+std::optional<Trace> read_trace(std::string_view json, std::string* error);
+
+}  // namespace gpulint::profile

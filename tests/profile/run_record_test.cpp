@@ -1,0 +1,83 @@
+// The shim's records read back: what is kept from a profiler trace, and the errors for what
+// is not one.
+
+#include <gtest/gtest.h>
+
+#include "profile/run_record.h"
+
+namespace gpulint::profile {
+namespace {
+
+// A trace as the profiler writes one, reduced to a step, a kernel, two sync marks and the
+// blocking calls after them, on the thread "1" that ran the step.
+constexpr const char* kTrace = R"json({"traceEvents": [
+  {"ph": "X", "cat": "user_annotation", "name": "gpulint/step 1", "tid": 1, "ts": 100, "dur": 1000},
+  {"ph": "X", "cat": "kernel", "name": "gemm", "tid": 7, "ts": 150, "dur": 300},
+  {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "tid": 7, "ts": 460, "dur": 10},
+  {"ph": "X", "cat": "user_annotation", "name": "gpulint/sync /w/train.py:45", "tid": 1, "ts": 500, "dur": 0.5},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "tid": 1, "ts": 501, "dur": 5},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "tid": 9, "ts": 502, "dur": 50},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "tid": 1, "ts": 510, "dur": 20},
+  {"ph": "X", "cat": "user_annotation", "name": "gpulint/sync /w/a:b.py:49", "tid": 1, "ts": 600, "dur": 40},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "tid": 1, "ts": 605, "dur": 30},
+  {"ph": "X", "cat": "user_annotation", "name": "gpulint/data /w/train.py:73", "tid": 1, "ts": 700, "dur": 200},
+  {"ph": "X", "cat": "user_annotation", "name": "gpulint/sync /w/train.py:80", "tid": 1, "ts": 950, "dur": 1}
+]})json";
+
+TEST(ProfileRecords, KeepsStepsGpuWorkAndTheWaitsAtTheirLines) {
+  std::string error;
+  const std::optional<Trace> trace = read_trace(kTrace, &error);
+  ASSERT_TRUE(trace) << error;
+  ASSERT_EQ(trace->steps.size(), 1u);
+  EXPECT_DOUBLE_EQ(trace->steps[0].end, 1100);
+  EXPECT_EQ(trace->gpu.size(), 2u);
+  EXPECT_EQ(trace->pageable_h2d.size(), 1u);
+  ASSERT_EQ(trace->waits.size(), 4u);
+  // The mark's wait is the first blocking call of its own thread after it, not another's.
+  EXPECT_EQ(trace->waits[0].where.file, "/w/train.py");
+  EXPECT_EQ(trace->waits[0].where.line, 45);
+  EXPECT_DOUBLE_EQ(trace->waits[0].when.start, 510);
+  EXPECT_DOUBLE_EQ(trace->waits[0].when.end, 530);
+  // A colon in the file name: the line is after the last one. A mark around
+  // torch.cuda.synchronize waits inside it.
+  EXPECT_EQ(trace->waits[1].where.file, "/w/a:b.py");
+  EXPECT_EQ(trace->waits[1].where.line, 49);
+  EXPECT_DOUBLE_EQ(trace->waits[1].when.start, 605);
+  EXPECT_EQ(trace->waits[2].kind, HostWait::Kind::Data);
+  EXPECT_DOUBLE_EQ(trace->waits[2].when.end, 900);
+  // No blocking call follows the last mark: the mark itself is the wait.
+  EXPECT_DOUBLE_EQ(trace->waits[3].when.start, 950);
+  EXPECT_DOUBLE_EQ(trace->waits[3].when.end, 951);
+}
+
+TEST(ProfileRecords, SaysWhatIsWrongWithWhatIsNotATrace) {
+  std::string error;
+  EXPECT_FALSE(read_trace("{not json", &error));
+  EXPECT_EQ(error, "not JSON");
+  EXPECT_FALSE(read_trace(R"({"traceEvents": 3})", &error));
+  EXPECT_NE(error.find("no traceEvents"), std::string::npos);
+  EXPECT_FALSE(read_trace(R"({"traceEvents": [{"cat": "kernel", "ts": 1, "dur": 2}]})", &error));
+  EXPECT_NE(error.find("no step marks"), std::string::npos);
+  EXPECT_FALSE(read_window(R"([1, 2])", &error));
+  EXPECT_NE(error.find("not a window record"), std::string::npos);
+}
+
+TEST(ProfileRecords, ReadsTheWindowRecord) {
+  std::string error;
+  const std::optional<Window> window = read_window(
+      R"({"rank": 1, "warmup": 10, "steps": 20, "root": "/w", "torch": "2.11.0", "cuda": true,
+          "syncs": [{"file": "/w/train.py", "line": 89, "function": "main", "count": 20}, 7],
+          "error": null})",
+      &error);
+  ASSERT_TRUE(window) << error;
+  EXPECT_EQ(window->rank, 1);
+  EXPECT_EQ(window->steps, 20);
+  EXPECT_TRUE(window->cuda);
+  EXPECT_TRUE(window->error.empty());
+  ASSERT_EQ(window->syncs.size(), 1u);
+  EXPECT_EQ(window->syncs[0].where.line, 89);
+  EXPECT_EQ(window->syncs[0].count, 20);
+}
+
+}  // namespace
+}  // namespace gpulint::profile
