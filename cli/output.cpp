@@ -134,4 +134,17 @@ std::string source_root() {
   return ec ? "/" : cwd.string();
 }
 
+std::string render_findings(std::string_view format, const std::vector<Diagnostic>& diagnostics,
+                            const ReportSummary& summary) {
+  if (format == "json") return render_json(diagnostics, summary, GPULINT_VERSION);
+  if (format == "sarif") {
+    return render_sarif(diagnostics, summary, rule_infos(),
+                        {.version = GPULINT_VERSION,
+                         .information_uri = GPULINT_HOMEPAGE,
+                         .source_root = source_root()});
+  }
+  if (format == "github") return render_github(diagnostics, summary);
+  return render_text(diagnostics, summary, {.color = false});
+}
+
 }  // namespace gpulint

@@ -6,7 +6,9 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzer/core/diagnostic.h"
 #include "analyzer/core/rule.h"
+#include "analyzer/report/report.h"
 
 namespace gpulint {
 
@@ -34,5 +36,10 @@ bool write_atomically(const std::string& path, std::string_view bytes);
 // For SARIF reports: every rule's metadata, and the working directory the paths are under.
 std::vector<RuleInfo> rule_infos();
 std::string source_root();
+
+// Findings as `verify` and `profile` print them: "json", "sarif", "github", or text without
+// colour for anything else.
+std::string render_findings(std::string_view format, const std::vector<Diagnostic>& diagnostics,
+                            const ReportSummary& summary);
 
 }  // namespace gpulint

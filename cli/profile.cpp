@@ -306,19 +306,7 @@ int run_profile(const ProfileOptions& options) {
   for (const FileError& e : result.errors) {
     summary.file_errors.push_back(fmt::format("{}: {}", e.path, e.message));
   }
-  std::string out;
-  if (options.format == "json") {
-    out = render_json(result.diagnostics, summary, GPULINT_VERSION);
-  } else if (options.format == "sarif") {
-    out = render_sarif(result.diagnostics, summary, rule_infos(),
-                       {.version = GPULINT_VERSION,
-                        .information_uri = GPULINT_HOMEPAGE,
-                        .source_root = source_root()});
-  } else if (options.format == "github") {
-    out = render_github(result.diagnostics, summary);
-  } else {
-    out = render_text(result.diagnostics, summary, {.color = false});
-  }
+  const std::string out = render_findings(options.format, result.diagnostics, summary);
   const bool written =
       options.output_file.empty() ? write_stdout(out) : write_atomically(options.output_file, out);
   if (!written) return kExitError;

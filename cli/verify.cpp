@@ -277,17 +277,7 @@ int verify_paths(const VerifyOptions& options) {
     warning("no verifier experiment measures the rules that fired");
   }
 
-  std::string out;
-  if (options.format == "json") {
-    out = render_json(result.diagnostics, summary, GPULINT_VERSION);
-  } else if (options.format == "sarif") {
-    out = render_sarif(result.diagnostics, summary, rule_infos(),
-                       {.version = GPULINT_VERSION,
-                        .information_uri = GPULINT_HOMEPAGE,
-                        .source_root = source_root()});
-  } else {
-    out = render_text(result.diagnostics, summary, {.color = false});
-  }
+  const std::string out = render_findings(options.format, result.diagnostics, summary);
   if (!emit(options, out) || !summary.file_errors.empty()) return kExitError;
   return result.diagnostics.empty() ? kExitClean : kExitFindings;
 }
