@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "profile/attribution.h"
 #include "profile/run_record.h"
 #include "profile/shim_source.h"
+#include "rules/registry.h"
 
 namespace gpulint {
 namespace {
@@ -148,13 +150,15 @@ std::string share(double part, double whole) {
   return whole > 0 ? fmt::format("{:.0f}%", 100 * part / whole) : "-";
 }
 
-std::string line_name(const SourceLine& where) {
+// A path as `check` would print it: relative to the working directory when it lies under it.
+std::string display_path(const std::string& file) {
   std::error_code ec;
-  const fs::path relative = fs::relative(where.file, fs::current_path(ec), ec);
-  const std::string file = ec || relative.empty() || relative.string().starts_with("..")
-                               ? where.file
-                               : relative.string();
-  return fmt::format("{}:{}", file, where.line);
+  const fs::path relative = fs::relative(file, fs::current_path(ec), ec);
+  return ec || relative.empty() || relative.string().starts_with("..") ? file : relative.string();
+}
+
+std::string line_name(const SourceLine& where) {
+  return fmt::format("{}:{}", display_path(where.file), where.line);
 }
 
 std::string render_rank(const RankRecord& rank) {
@@ -196,46 +200,125 @@ std::string render_rank(const RankRecord& rank) {
   return out;
 }
 
-// Each finding on a line the run shows waiting is marked observed; the rest, not observed.
+// The rule whose pattern a synchronising call's cause is, where one is.
+std::string_view code_for(profile::SyncCause cause) {
+  switch (cause) {
+    case profile::SyncCause::ValueRead:
+      return "GL101";
+    case profile::SyncCause::CopyToHost:
+      return "GL102";
+    case profile::SyncCause::Synchronize:
+      return "GL103";
+    case profile::SyncCause::Branch:
+      return "GL105";
+    case profile::SyncCause::DynamicShape:
+      return "GL106";
+    case profile::SyncCause::CopyToDevice:
+    case profile::SyncCause::Unknown:
+      break;
+  }
+  return {};
+}
+
+std::string_view cause_phrase(profile::SyncCause cause) {
+  switch (cause) {
+    case profile::SyncCause::ValueRead:
+      return "a tensor's value read on the host";
+    case profile::SyncCause::CopyToHost:
+      return "a device-to-host copy";
+    case profile::SyncCause::Synchronize:
+      return "torch.cuda.synchronize()";
+    case profile::SyncCause::Branch:
+      return "a Python branch on a tensor";
+    case profile::SyncCause::DynamicShape:
+      return "an operation whose output size depends on the data";
+    case profile::SyncCause::CopyToDevice:
+      return "a host-to-device copy from pageable memory";
+    case profile::SyncCause::Unknown:
+      break;
+  }
+  return "a synchronising call";
+}
+
+Observed observed_at(const profile::LineCost& line, double step_us) {
+  Observed observed;
+  observed.seen = true;
+  observed.per_step = line.waits_per_step;
+  observed.wait_ms_per_step = line.wait_us_per_step / 1000;
+  observed.share_of_step = step_us > 0 ? line.wait_us_per_step / step_us : 0;
+  observed.summary = fmt::format("{}, {:.1f}x a step; the host waited {} a step ({} of the step)",
+                                 cause_phrase(line.cause), line.waits_per_step,
+                                 ms(line.wait_us_per_step), share(line.wait_us_per_step, step_us));
+  return observed;
+}
+
+// A synchronising line the run shows and no rule found, as a finding of the rule whose pattern
+// it is; nullopt where no rule's pattern matches its cause.
+std::optional<Diagnostic> unfound(const profile::LineCost& line, double step_us) {
+  const Rule* rule = find_rule(code_for(line.cause));
+  if (line.kind != HostWait::Kind::Sync || rule == nullptr) return std::nullopt;
+  std::ifstream in(line.where.file, std::ios::binary);
+  std::string text;
+  for (int n = 0; n < line.where.line && std::getline(in, text); ++n) {
+  }
+  if (!in && text.empty()) return std::nullopt;
+  Diagnostic d;
+  d.code = rule->info.code;
+  d.name = rule->info.name;
+  d.message = fmt::format("{} every step, seen in this run at a line no rule reported",
+                          cause_phrase(line.cause));
+  d.help = rule->info.help;
+  d.location.path = display_path(line.where.file);
+  const size_t indent = text.find_first_not_of(" \t");
+  d.location.start = {static_cast<uint32_t>(line.where.line),
+                      static_cast<uint32_t>(indent == std::string::npos ? 1 : indent + 1)};
+  d.location.end = {static_cast<uint32_t>(line.where.line), static_cast<uint32_t>(text.size() + 1)};
+  d.source_line = text;
+  d.observed = observed_at(line, step_us);
+  return d;
+}
+
+// Each finding on a line the run shows waiting is marked observed, the rest not observed; a
+// synchronising line no rule found becomes a finding of its own.
 void join(std::vector<Diagnostic>& diagnostics, const RankRecord& rank) {
+  const auto key = [](const std::string& file, int line) {
+    std::error_code ec;
+    return std::pair{fs::weakly_canonical(file, ec).string(), line};
+  };
   std::map<std::pair<std::string, int>, const profile::LineCost*> seen;
   for (const profile::LineCost& line : rank.attribution->lines) {
-    std::error_code ec;
-    seen[{fs::weakly_canonical(line.where.file, ec).string(), line.where.line}] = &line;
+    seen[key(line.where.file, line.where.line)] = &line;
   }
   const double step = rank.attribution->breakdown.step_us;
+  std::set<std::pair<std::string, int>> reported;
   for (Diagnostic& d : diagnostics) {
-    std::error_code ec;
-    const auto it =
-        seen.find({fs::weakly_canonical(d.location.path, ec).string(), d.location.start.line});
-    Observed observed;
+    const auto where = key(d.location.path, static_cast<int>(d.location.start.line));
+    const auto it = seen.find(where);
     if (it == seen.end()) {
-      observed.summary =
-          "not observed in this run (no synchronising call or wait at this line "
-          "in the profiled steps)";
+      d.observed = Observed{.summary =
+                                "not observed in this run (no synchronising call or wait "
+                                "at this line in the profiled steps)"};
     } else {
-      const profile::LineCost& line = *it->second;
-      observed.seen = true;
-      observed.per_step = line.waits_per_step;
-      observed.wait_ms_per_step = line.wait_us_per_step / 1000;
-      observed.share_of_step = step > 0 ? line.wait_us_per_step / step : 0;
-      observed.summary = fmt::format("{:.1f}x a step, the host waited {} a step ({} of the step)",
-                                     line.waits_per_step, ms(line.wait_us_per_step),
-                                     share(line.wait_us_per_step, step));
+      d.observed = observed_at(*it->second, step);
+      reported.insert(where);
     }
-    d.observed = observed;
   }
+  for (const auto& [where, line] : seen) {
+    if (reported.contains(where)) continue;
+    if (std::optional<Diagnostic> d = unfound(*line, step)) diagnostics.push_back(std::move(*d));
+  }
+  std::sort(diagnostics.begin(), diagnostics.end(), diagnostic_less);
 }
 
 std::vector<std::string> observed_files(const std::vector<RankRecord>& ranks) {
   std::vector<std::string> files;
   for (const RankRecord& rank : ranks) {
     for (const profile::SyncSite& site : rank.window.syncs) {
-      if (!site.where.file.empty()) files.push_back(site.where.file);
+      if (!site.where.file.empty()) files.push_back(display_path(site.where.file));
     }
     if (!rank.attribution) continue;
     for (const profile::LineCost& line : rank.attribution->lines) {
-      if (!line.where.file.empty()) files.push_back(line.where.file);
+      if (!line.where.file.empty()) files.push_back(display_path(line.where.file));
     }
   }
   std::sort(files.begin(), files.end());

@@ -59,9 +59,9 @@ Attribution attribute(const Trace& trace) {
     for (const HostWait& wait : trace.waits) {
       const double inside = overlap(wait.when, step);
       if (inside <= 0) continue;
-      LineCost& line = lines[wait.where];
-      line.where = wait.where;
-      line.kind = wait.kind;
+      const auto [it, added] = lines.try_emplace(wait.where);
+      LineCost& line = it->second;
+      if (added) line = {wait.where, wait.kind, wait.cause};
       line.waits_per_step += 1;
       line.wait_us_per_step += inside;
       if (wait.kind == HostWait::Kind::Data) {

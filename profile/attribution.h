@@ -31,6 +31,7 @@ struct StepBreakdown {
 struct LineCost {
   SourceLine where;
   HostWait::Kind kind = HostWait::Kind::Sync;
+  SyncCause cause = SyncCause::Unknown;  // what the line's first wait did
   double waits_per_step = 0;
   double wait_us_per_step = 0;
   double gpu_idle_us_per_step = 0;  // for a data wait: the GPU idle during it

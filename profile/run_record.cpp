@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <initializer_list>
+#include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 
 namespace gpulint::profile {
@@ -61,7 +64,57 @@ SourceLine mark_line(std::string_view name, std::string_view mark) {
 struct Event {
   std::string thread;
   Interval when;
+  std::string name;
+  int64_t correlation = -1;  // ties a runtime call to the GPU work it launched
 };
+
+int64_t correlation_of(const Json& event) {
+  const auto args = event.find("args");
+  if (args == event.end() || !args->is_object()) return -1;
+  const auto it = args->find("correlation");
+  return it != args->end() && it->is_number_integer() ? it->get<int64_t>() : -1;
+}
+
+// Blocking calls closer than this to each other are one wait (.item(): a copy, then a
+// stream synchronize).
+constexpr double kChainGapUs = 50;
+
+bool any_of_names(const std::vector<const Event*>& ops,
+                  std::initializer_list<std::string_view> names) {
+  return std::any_of(ops.begin(), ops.end(), [&](const Event* op) {
+    return std::find(names.begin(), names.end(), op->name) != names.end();
+  });
+}
+
+// The cause of a wait: the first blocking call of its chain, the operators enclosing it on its
+// thread (`ops` sorted by start), and the direction of a copy in the chain.
+SyncCause cause_of(const std::vector<const Event*>& chain, const std::vector<Event>& ops,
+                   const std::map<int64_t, std::string>& copies) {
+  const Event& first = *chain.front();
+  if (first.name == "cudaDeviceSynchronize" || first.name == "cuCtxSynchronize") {
+    return SyncCause::Synchronize;
+  }
+  std::vector<const Event*> enclosing;
+  for (const Event& op : ops) {
+    if (op.when.start > first.when.start) break;
+    if (op.thread == first.thread && op.when.end >= first.when.start) enclosing.push_back(&op);
+  }
+  if (any_of_names(enclosing, {"aten::is_nonzero"})) return SyncCause::Branch;
+  if (any_of_names(enclosing, {"aten::item"})) return SyncCause::ValueRead;
+  if (any_of_names(enclosing, {"aten::nonzero", "aten::masked_select", "aten::unique",
+                               "aten::_unique2", "aten::unique_consecutive",
+                               "aten::repeat_interleave", "aten::nonzero_static"})) {
+    return SyncCause::DynamicShape;
+  }
+  for (const Event* call : chain) {
+    const auto copy = copies.find(call->correlation);
+    if (copy == copies.end()) continue;
+    if (copy->second.find("DtoH") != std::string::npos) return SyncCause::CopyToHost;
+    if (copy->second.find("HtoD") != std::string::npos) return SyncCause::CopyToDevice;
+  }
+  if (any_of_names(enclosing, {"aten::_local_scalar_dense"})) return SyncCause::ValueRead;
+  return SyncCause::Unknown;
+}
 
 }  // namespace
 
@@ -102,6 +155,8 @@ std::optional<Trace> read_trace(std::string_view text, std::string* error) {
   std::string step_thread;
   std::vector<std::pair<Event, HostWait>> marks;
   std::vector<Event> blocking;
+  std::vector<Event> ops;
+  std::map<int64_t, std::string> copies;  // GPU copies by correlation: their direction
   for (const Json& event : *events) {
     if (!event.is_object()) continue;
     const std::string category = text_field(event, "cat");
@@ -111,20 +166,23 @@ std::optional<Trace> read_trace(std::string_view text, std::string* error) {
     if (category == "kernel" || category == "gpu_memcpy" || category == "gpu_memset") {
       trace.gpu.push_back(when);
       if (name.find("HtoD (Pageable") != std::string::npos) trace.pageable_h2d.push_back(when);
+      if (category == "gpu_memcpy") copies[correlation_of(event)] = name;
+    } else if (category == "cpu_op") {
+      ops.push_back({thread_of(event), when, name});
     } else if (category == "user_annotation") {
       if (name.starts_with(kStepMark)) {
         trace.steps.push_back(when);
         step_thread = thread_of(event);
       } else if (name.starts_with(kSyncMark)) {
-        marks.push_back(
-            {{thread_of(event), when}, {HostWait::Kind::Sync, when, mark_line(name, kSyncMark)}});
+        marks.push_back({{thread_of(event), when, name},
+                         {HostWait::Kind::Sync, when, mark_line(name, kSyncMark)}});
       } else if (name.starts_with(kDataMark)) {
-        marks.push_back(
-            {{thread_of(event), when}, {HostWait::Kind::Data, when, mark_line(name, kDataMark)}});
+        marks.push_back({{thread_of(event), when, name},
+                         {HostWait::Kind::Data, when, mark_line(name, kDataMark)}});
       }
     } else if (category == "cuda_runtime" || category == "cuda_driver") {
       if (std::find(kBlockingCalls.begin(), kBlockingCalls.end(), name) != kBlockingCalls.end()) {
-        blocking.push_back({thread_of(event), when});
+        blocking.push_back({thread_of(event), when, name, correlation_of(event)});
       }
     }
   }
@@ -138,11 +196,12 @@ std::optional<Trace> read_trace(std::string_view text, std::string* error) {
   std::sort(trace.gpu.begin(), trace.gpu.end(),
             [](const Interval& a, const Interval& b) { return a.start < b.start; });
   std::sort(blocking.begin(), blocking.end(), by_start);
+  std::sort(ops.begin(), ops.end(), by_start);
   std::sort(marks.begin(), marks.end(),
             [](const auto& a, const auto& b) { return a.first.when.start < b.first.when.start; });
-  // A sync mark is where torch warned, just before it blocked: the wait is the first blocking
-  // call of that thread from the mark on (inside it, for a mark around torch.cuda.synchronize),
-  // before the thread's next mark.
+  // A sync mark is where torch warned, just before it blocked: the wait is the first chain of
+  // blocking calls of that thread from the mark on (inside it, for a mark around
+  // torch.cuda.synchronize), before the thread's next mark.
   for (size_t i = 0; i < marks.size(); ++i) {
     auto& [event, wait] = marks[i];
     if (event.thread != step_thread) continue;
@@ -157,11 +216,15 @@ std::optional<Trace> read_trace(std::string_view text, std::string* error) {
       const auto first =
           std::lower_bound(blocking.begin(), blocking.end(), event.when.start,
                            [](const Event& e, double t) { return e.when.start < t; });
+      std::vector<const Event*> chain;
       for (auto it = first; it != blocking.end() && it->when.start <= limit; ++it) {
-        if (it->thread == event.thread) {
-          wait.when = it->when;
-          break;
-        }
+        if (it->thread != event.thread) continue;
+        if (!chain.empty() && it->when.start > chain.back()->when.end + kChainGapUs) break;
+        chain.push_back(&*it);
+      }
+      if (!chain.empty()) {
+        wait.when = {chain.front()->when.start, chain.back()->when.end};
+        wait.cause = cause_of(chain, ops, copies);
       }
     }
     trace.waits.push_back(wait);

@@ -43,12 +43,24 @@ struct Window {
   std::string error;  // the shim's own failure, if any
 };
 
+// What a synchronising call did, from the torch operators around it and the copy it made.
+enum class SyncCause {
+  Unknown,
+  ValueRead,     // aten::item, or a tensor's value read on the host otherwise
+  Branch,        // aten::is_nonzero: Python branching on a tensor
+  DynamicShape,  // nonzero, masked_select, unique: the output's size read back
+  CopyToHost,    // a device-to-host copy
+  CopyToDevice,  // a host-to-device copy from pageable memory
+  Synchronize,   // torch.cuda.synchronize
+};
+
 // The host waiting: for the GPU to catch up (a synchronising call), or for the next batch.
 struct HostWait {
   enum class Kind { Sync, Data };
   Kind kind = Kind::Sync;
   Interval when;
   SourceLine where;  // the user's line, from the shim's mark
+  SyncCause cause = SyncCause::Unknown;
 };
 
 struct Trace {

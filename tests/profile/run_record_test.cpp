@@ -50,6 +50,44 @@ TEST(ProfileRecords, KeepsStepsGpuWorkAndTheWaitsAtTheirLines) {
   EXPECT_DOUBLE_EQ(trace->waits[3].when.end, 951);
 }
 
+// .item(), .cpu() and torch.cuda.synchronize() as the profiler shows them: the operators
+// around the blocking calls, and the copies they launched (tied by correlation).
+constexpr const char* kCauses = R"json({"traceEvents": [
+  {"cat": "user_annotation", "name": "gpulint/step 1", "tid": 1, "ts": 0, "dur": 1000},
+  {"cat": "user_annotation", "name": "gpulint/sync /w/t.py:45", "tid": 1, "ts": 100, "dur": 0},
+  {"cat": "cpu_op", "name": "aten::item", "tid": 1, "ts": 101, "dur": 60},
+  {"cat": "cpu_op", "name": "aten::_local_scalar_dense", "tid": 1, "ts": 102, "dur": 58},
+  {"cat": "cuda_runtime", "name": "cudaMemcpyAsync", "tid": 1, "ts": 103, "dur": 4, "args": {"correlation": 11}},
+  {"cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pinned)", "tid": 7, "ts": 140, "dur": 2, "args": {"correlation": 11}},
+  {"cat": "cuda_runtime", "name": "cudaStreamSynchronize", "tid": 1, "ts": 110, "dur": 45},
+  {"cat": "user_annotation", "name": "gpulint/sync /w/t.py:47", "tid": 1, "ts": 300, "dur": 0},
+  {"cat": "cpu_op", "name": "aten::_to_copy", "tid": 1, "ts": 301, "dur": 40},
+  {"cat": "cuda_runtime", "name": "cudaMemcpyAsync", "tid": 1, "ts": 302, "dur": 30, "args": {"correlation": 12}},
+  {"cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pageable)", "tid": 7, "ts": 320, "dur": 2, "args": {"correlation": 12}},
+  {"cat": "user_annotation", "name": "gpulint/sync /w/t.py:49", "tid": 1, "ts": 500, "dur": 30},
+  {"cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "tid": 1, "ts": 505, "dur": 20},
+  {"cat": "user_annotation", "name": "gpulint/sync /w/t.py:51", "tid": 1, "ts": 700, "dur": 0},
+  {"cat": "cpu_op", "name": "aten::is_nonzero", "tid": 1, "ts": 701, "dur": 30},
+  {"cat": "cuda_runtime", "name": "cudaMemcpyAsync", "tid": 1, "ts": 703, "dur": 2, "args": {"correlation": 13}},
+  {"cat": "cuda_runtime", "name": "cudaStreamSynchronize", "tid": 1, "ts": 706, "dur": 20},
+  {"cat": "cuda_runtime", "name": "cudaStreamSynchronize", "tid": 1, "ts": 900, "dur": 20}
+]})json";
+
+TEST(ProfileRecords, NamesWhatEachSynchronisingCallDid) {
+  std::string error;
+  const std::optional<Trace> trace = read_trace(kCauses, &error);
+  ASSERT_TRUE(trace) << error;
+  ASSERT_EQ(trace->waits.size(), 4u);
+  EXPECT_EQ(trace->waits[0].cause, SyncCause::ValueRead);
+  // The copy and the synchronize after it are one wait; a blocking call long after is not.
+  EXPECT_DOUBLE_EQ(trace->waits[0].when.start, 103);
+  EXPECT_DOUBLE_EQ(trace->waits[0].when.end, 155);
+  EXPECT_EQ(trace->waits[1].cause, SyncCause::CopyToHost);
+  EXPECT_EQ(trace->waits[2].cause, SyncCause::Synchronize);
+  EXPECT_EQ(trace->waits[3].cause, SyncCause::Branch);
+  EXPECT_DOUBLE_EQ(trace->waits[3].when.end, 726);
+}
+
 TEST(ProfileRecords, SaysWhatIsWrongWithWhatIsNotATrace) {
   std::string error;
   EXPECT_FALSE(read_trace("{not json", &error));
