@@ -82,5 +82,26 @@ TEST_F(ProfileCommand, TheUsersOwnSitecustomizeStillRuns) {
   EXPECT_EQ(run.out, "user site\nmain\n");
 }
 
+// End to end on a GPU: the four-sync fixture's lines are each observed, and act together.
+TEST_F(ProfileCommand, OnAGpuEachSynchronisingLineIsObserved) {
+  const system::CapturedRun probe = system::run_capturing(
+      {"python3", "-c", "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"},
+      kLimit);
+  if (probe.code != 0) GTEST_SKIP() << "needs python3 with torch and a CUDA GPU";
+  const system::CapturedRun run = system::run_capturing(
+      {GPULINT_BINARY, "profile", "--stop", "--steps", "5", "--warmup", "3", "--", "python3",
+       std::string(GPULINT_SOURCE_DIR) + "/fixtures/profile/four_syncs.py"},
+      kLimit);
+  EXPECT_EQ(run.code, 0) << run.err;
+  for (const char* line :
+       {"four_syncs.py:45", "four_syncs.py:47", "four_syncs.py:49", "four_syncs.py:51"}) {
+    EXPECT_NE(run.err.find(line), std::string::npos) << line << "\n" << run.err;
+  }
+  EXPECT_NE(run.err.find("these 4 lines synchronise the same steps"), std::string::npos) << run.err;
+  EXPECT_NE(run.out.find("GL101"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("observed: a tensor's value read on the host"), std::string::npos)
+      << run.out;
+}
+
 }  // namespace
 }  // namespace gpulint
