@@ -94,8 +94,6 @@ void set_environment(const fs::path& dir, const ProfileOptions& options) {
   ::setenv("GPULINT_PROFILE_WARMUP", std::to_string(options.warmup).c_str(), 1);
   ::setenv("GPULINT_PROFILE_STEPS", std::to_string(options.steps).c_str(), 1);
   ::setenv("GPULINT_PROFILE_STOP", options.stop ? "1" : "0", 1);
-  std::error_code ec;
-  ::setenv("GPULINT_PROFILE_ROOT", fs::current_path(ec).c_str(), 1);
 }
 
 struct RankRecord {

@@ -129,7 +129,6 @@ std::optional<Window> read_window(std::string_view text, std::string* error) {
   window.rank = static_cast<int>(number_field(*json, "rank"));
   window.warmup = static_cast<int>(number_field(*json, "warmup"));
   window.steps = static_cast<int>(number_field(*json, "steps"));
-  window.root = text_field(*json, "root");
   window.torch = text_field(*json, "torch");
   window.error = text_field(*json, "error");
   window.cuda = json->value("cuda", false);

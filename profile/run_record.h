@@ -36,7 +36,6 @@ struct Window {
   int rank = 0;
   int warmup = 0;
   int steps = 0;  // complete steps recorded
-  std::string root;
   std::vector<SyncSite> syncs;
   std::string torch;
   bool cuda = false;

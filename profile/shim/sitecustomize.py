@@ -13,7 +13,6 @@
 #   GPULINT_PROFILE_WARMUP  steps before the window (default 10)
 #   GPULINT_PROFILE_STEPS   steps in the window (default 20)
 #   GPULINT_PROFILE_STOP    "1": end the program when the window is written
-#   GPULINT_PROFILE_ROOT    files under this directory are the user's (default: the working one)
 
 import os
 import sys
@@ -49,7 +48,7 @@ class _Window:
         self.warmup = int(os.environ.get("GPULINT_PROFILE_WARMUP", "10"))
         self.steps = int(os.environ.get("GPULINT_PROFILE_STEPS", "20"))
         self.stop = os.environ.get("GPULINT_PROFILE_STOP") == "1"
-        self.root = os.path.abspath(os.environ.get("GPULINT_PROFILE_ROOT") or os.getcwd())
+        self.library_dirs = ()
         self.rank = int(os.environ.get("RANK", os.environ.get("LOCAL_RANK", "0")))
         self.boundaries = 0
         self.optimizer = None
@@ -62,17 +61,28 @@ class _Window:
         self.error = None
         self.done = False
 
-    # A file is the user's when it lies under the root and outside installed packages.
+    # A file is the user's unless it is torch's, the standard library's, an installed
+    # package's or the shim's.
     def users(self, path):
-        path = os.path.abspath(path)
-        if not path.startswith(self.root + os.sep) or path.startswith(_SHIM_DIR):
+        if path.startswith("<"):
             return False
-        return "site-packages" not in path and "dist-packages" not in path
+        path = os.path.abspath(path)
+        if "site-packages" in path or "dist-packages" in path:
+            return False
+        return not any(path.startswith(d) for d in self.library_dirs)
 
     def attach(self, torch):
+        import sysconfig
+
         from torch.optim.optimizer import register_optimizer_step_post_hook
 
         self.torch = torch
+        paths = sysconfig.get_paths()
+        self.library_dirs = tuple(
+            os.path.join(os.path.abspath(d), "")
+            for d in (os.path.dirname(torch.__file__), paths["stdlib"], paths["platstdlib"],
+                      _SHIM_DIR)
+        )
         self.handle = register_optimizer_step_post_hook(self.on_step)
 
     # One boundary per step: with several optimizers (a GAN's two), only the first one seen.
@@ -225,7 +235,6 @@ class _Window:
             "rank": self.rank,
             "warmup": self.warmup,
             "steps": max(0, min(self.boundaries - self.warmup - 1, self.steps)),
-            "root": self.root,
             "torch": getattr(self.torch, "__version__", ""),
             "cuda": bool(self.torch.cuda.is_available()),
             "syncs": syncs,

@@ -82,6 +82,46 @@ TEST_F(ProfileCommand, TheUsersOwnSitecustomizeStillRuns) {
   EXPECT_EQ(run.out, "user site\nmain\n");
 }
 
+// The shim on a stand-in for torch (tests/profile/stub_torch): the window, the marks at the
+// user's lines, and its hooks taken off afterwards.
+system::CapturedRun profile_stub(const std::vector<std::string>& options) {
+  std::vector<std::string> argv = {
+      "env",          "PYTHONPATH=" + std::string(GPULINT_SOURCE_DIR) + "/tests/profile/stub_torch",
+      GPULINT_BINARY, "profile",
+      "--warmup",     "2",
+      "--steps",      "3"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  for (const char* arg :
+       {"--", "python3", GPULINT_SOURCE_DIR "/tests/profile/stub_torch/train_stub.py", "8"}) {
+    argv.push_back(arg);
+  }
+  return system::run_capturing(argv, kLimit);
+}
+
+TEST_F(ProfileCommand, TheShimMarksEachLineThatWaits) {
+  if (!python_present()) GTEST_SKIP() << "python3 is not installed";
+  const system::CapturedRun run = profile_stub({});
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.err.find("3 steps profiled after 2 of warm-up"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("train_stub.py:8 data 1.0x a step"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("train_stub.py:11 sync 1.0x a step"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("train_stub.py:12 sync 1.0x a step"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("these 2 lines synchronise the same steps"), std::string::npos);
+  // Lines no rule reported, as findings of the rules whose patterns they are.
+  EXPECT_NE(run.out.find("train_stub.py:11:5: GL101"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("train_stub.py:12:5: GL103"), std::string::npos) << run.out;
+  // After the window the program runs unwrapped.
+  EXPECT_NE(run.out.find("wrapped after the run: synchronize\n"), std::string::npos) << run.out;
+}
+
+TEST_F(ProfileCommand, StopEndsTheProgramAfterTheWindow) {
+  if (!python_present()) GTEST_SKIP() << "python3 is not installed";
+  const system::CapturedRun run = profile_stub({"--stop", "--output-format", "json"});
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(run.out.find("wrapped after the run"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("\"observed\": {"), std::string::npos) << run.out;
+}
+
 // End to end on a GPU: the four-sync fixture's lines are each observed, and act together.
 TEST_F(ProfileCommand, OnAGpuEachSynchronisingLineIsObserved) {
   const system::CapturedRun probe = system::run_capturing(

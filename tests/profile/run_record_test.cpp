@@ -103,7 +103,7 @@ TEST(ProfileRecords, SaysWhatIsWrongWithWhatIsNotATrace) {
 TEST(ProfileRecords, ReadsTheWindowRecord) {
   std::string error;
   const std::optional<Window> window = read_window(
-      R"({"rank": 1, "warmup": 10, "steps": 20, "root": "/w", "torch": "2.11.0", "cuda": true,
+      R"({"rank": 1, "warmup": 10, "steps": 20, "torch": "2.11.0", "cuda": true,
           "syncs": [{"file": "/w/train.py", "line": 89, "function": "main", "count": 20}, 7],
           "error": null})",
       &error);
