@@ -207,6 +207,8 @@ std::string_view code_for(profile::SyncCause cause) {
       return "GL102";
     case profile::SyncCause::Synchronize:
       return "GL103";
+    case profile::SyncCause::Print:
+      return "GL104";
     case profile::SyncCause::Branch:
       return "GL105";
     case profile::SyncCause::DynamicShape:
@@ -226,6 +228,8 @@ std::string_view cause_phrase(profile::SyncCause cause) {
       return "a device-to-host copy";
     case profile::SyncCause::Synchronize:
       return "torch.cuda.synchronize()";
+    case profile::SyncCause::Print:
+      return "a print that reads tensors";
     case profile::SyncCause::Branch:
       return "a Python branch on a tensor";
     case profile::SyncCause::DynamicShape:
@@ -244,9 +248,16 @@ Observed observed_at(const profile::LineCost& line, double step_us) {
   observed.per_step = line.waits_per_step;
   observed.wait_ms_per_step = line.wait_us_per_step / 1000;
   observed.share_of_step = step_us > 0 ? line.wait_us_per_step / step_us : 0;
-  observed.summary = fmt::format("{}, {:.1f}x a step; the host waited {} a step ({} of the step)",
-                                 cause_phrase(line.cause), line.waits_per_step,
-                                 ms(line.wait_us_per_step), share(line.wait_us_per_step, step_us));
+  observed.summary =
+      line.kind == HostWait::Kind::Data
+          ? fmt::format(
+                "the step loop at {} waited for its next batch {} a step ({} of the "
+                "step), the GPU idle {}",
+                line_name(line.where), ms(line.wait_us_per_step),
+                share(line.wait_us_per_step, step_us), ms(line.gpu_idle_us_per_step))
+          : fmt::format("{}, {:.1f}x a step; the host waited {} a step ({} of the step)",
+                        cause_phrase(line.cause), line.waits_per_step, ms(line.wait_us_per_step),
+                        share(line.wait_us_per_step, step_us));
   return observed;
 }
 
@@ -276,34 +287,50 @@ std::optional<Diagnostic> unfound(const profile::LineCost& line, double step_us)
   return d;
 }
 
-// Each finding on a line the run shows waiting is marked observed, the rest not observed; a
+// Whether a line's evidence bears on a finding: a synchronising call on the findings of rules
+// about synchronising and copying at that line; a wait for batches on the loader findings of
+// its file (the loader is made elsewhere than where it is iterated).
+bool bears_on(const profile::LineCost& line, const Diagnostic& d) {
+  const Rule* rule = find_rule(d.code);
+  if (rule == nullptr) return false;
+  if (line.kind == HostWait::Kind::Data) return d.code == "GL201" || d.code == "GL206";
+  const std::string_view family = rule->info.family;
+  return family == "sync" || family == "placement" || d.code == "GL204" || d.code == "GL205";
+}
+
+// Each finding the run's evidence bears on is marked observed, the rest not observed; a
 // synchronising line no rule found becomes a finding of its own.
 void join(std::vector<Diagnostic>& diagnostics, const RankRecord& rank) {
-  const auto key = [](const std::string& file, int line) {
+  const auto canonical = [](const std::string& file) {
     std::error_code ec;
-    return std::pair{fs::weakly_canonical(file, ec).string(), line};
+    return fs::weakly_canonical(file, ec).string();
   };
-  std::map<std::pair<std::string, int>, const profile::LineCost*> seen;
-  for (const profile::LineCost& line : rank.attribution->lines) {
-    seen[key(line.where.file, line.where.line)] = &line;
-  }
   const double step = rank.attribution->breakdown.step_us;
-  std::set<std::pair<std::string, int>> reported;
+  std::set<const profile::LineCost*> reported;
   for (Diagnostic& d : diagnostics) {
-    const auto where = key(d.location.path, static_cast<int>(d.location.start.line));
-    const auto it = seen.find(where);
-    if (it == seen.end()) {
+    const std::string file = canonical(d.location.path);
+    const profile::LineCost* evidence = nullptr;
+    for (const profile::LineCost& line : rank.attribution->lines) {
+      const bool here = line.kind == HostWait::Kind::Data
+                            ? true
+                            : line.where.line == static_cast<int>(d.location.start.line);
+      if (here && canonical(line.where.file) == file && bears_on(line, d)) {
+        evidence = &line;
+        break;
+      }
+    }
+    if (evidence == nullptr) {
       d.observed = Observed{.summary =
-                                "not observed in this run (no synchronising call or wait "
-                                "at this line in the profiled steps)"};
+                                "not observed in this run (nothing at this line made "
+                                "the GPU wait in the profiled steps)"};
     } else {
-      d.observed = observed_at(*it->second, step);
-      reported.insert(where);
+      d.observed = observed_at(*evidence, step);
+      reported.insert(evidence);
     }
   }
-  for (const auto& [where, line] : seen) {
-    if (reported.contains(where)) continue;
-    if (std::optional<Diagnostic> d = unfound(*line, step)) diagnostics.push_back(std::move(*d));
+  for (const profile::LineCost& line : rank.attribution->lines) {
+    if (reported.contains(&line)) continue;
+    if (std::optional<Diagnostic> d = unfound(line, step)) diagnostics.push_back(std::move(*d));
   }
   std::sort(diagnostics.begin(), diagnostics.end(), diagnostic_less);
 }

@@ -15,6 +15,7 @@ using Json = nlohmann::json;
 constexpr std::string_view kStepMark = "gpulint/step ";
 constexpr std::string_view kSyncMark = "gpulint/sync ";
 constexpr std::string_view kDataMark = "gpulint/data ";
+constexpr std::string_view kPrintMark = "gpulint/print ";
 
 // The CUDA calls in which the host thread waits for the GPU. A copy from pageable memory
 // (cudaMemcpyAsync) blocks too, and sync debug mode warns before it.
@@ -156,6 +157,7 @@ std::optional<Trace> read_trace(std::string_view text, std::string* error) {
   std::vector<Event> blocking;
   std::vector<Event> ops;
   std::map<int64_t, std::string> copies;  // GPU copies by correlation: their direction
+  std::vector<Interval> prints;           // print calls on the step thread
   for (const Json& event : *events) {
     if (!event.is_object()) continue;
     const std::string category = text_field(event, "cat");
@@ -175,6 +177,8 @@ std::optional<Trace> read_trace(std::string_view text, std::string* error) {
       } else if (name.starts_with(kSyncMark)) {
         marks.push_back({{thread_of(event), when, name},
                          {HostWait::Kind::Sync, when, mark_line(name, kSyncMark)}});
+      } else if (name.starts_with(kPrintMark)) {
+        prints.push_back(when);
       } else if (name.starts_with(kDataMark)) {
         marks.push_back({{thread_of(event), when, name},
                          {HostWait::Kind::Data, when, mark_line(name, kDataMark)}});
@@ -198,32 +202,45 @@ std::optional<Trace> read_trace(std::string_view text, std::string* error) {
   std::sort(ops.begin(), ops.end(), by_start);
   std::sort(marks.begin(), marks.end(),
             [](const auto& a, const auto& b) { return a.first.when.start < b.first.when.start; });
-  // A sync mark is where torch warned, just before it blocked: the wait is the first chain of
-  // blocking calls of that thread from the mark on (inside it, for a mark around
-  // torch.cuda.synchronize), before the thread's next mark.
-  for (size_t i = 0; i < marks.size(); ++i) {
-    auto& [event, wait] = marks[i];
+  // Where each sync mark's wait is. Torch hands a warning to Python when the operator has
+  // returned, so a mark from a warning comes right after its blocking calls: the wait is the
+  // last chain of them since the thread's previous mark. A mark around torch.cuda.synchronize
+  // holds its blocking call.
+  double previous = -std::numeric_limits<double>::infinity();
+  for (auto& [event, wait] : marks) {
     if (event.thread != step_thread) continue;
+    const double since = previous;
+    previous = event.when.end;
     if (wait.kind == HostWait::Kind::Sync) {
-      double limit = std::numeric_limits<double>::infinity();
-      for (size_t j = i + 1; j < marks.size(); ++j) {
-        if (marks[j].first.thread == event.thread) {
-          limit = std::max(marks[j].first.when.start, event.when.end);
-          break;
-        }
-      }
-      const auto first =
-          std::lower_bound(blocking.begin(), blocking.end(), event.when.start,
-                           [](const Event& e, double t) { return e.when.start < t; });
+      const auto inside = [&](const Event& e) {
+        return e.thread == event.thread && e.when.start >= event.when.start &&
+               e.when.start <= event.when.end;
+      };
       std::vector<const Event*> chain;
-      for (auto it = first; it != blocking.end() && it->when.start <= limit; ++it) {
-        if (it->thread != event.thread) continue;
-        if (!chain.empty() && it->when.start > chain.back()->when.end + kChainGapUs) break;
-        chain.push_back(&*it);
+      if (const auto held = std::find_if(blocking.begin(), blocking.end(), inside);
+          held != blocking.end()) {
+        chain.push_back(&*held);
+      } else {
+        // The blocking calls before the mark, latest first, back to a gap or the previous mark.
+        auto it = std::lower_bound(blocking.begin(), blocking.end(), event.when.start,
+                                   [](const Event& e, double t) { return e.when.start < t; });
+        while (it != blocking.begin()) {
+          --it;
+          if (it->thread != event.thread) continue;
+          if (it->when.start < since) break;
+          if (!chain.empty() && it->when.end + kChainGapUs < chain.front()->when.start) break;
+          chain.insert(chain.begin(), &*it);
+        }
       }
       if (!chain.empty()) {
         wait.when = {chain.front()->when.start, chain.back()->when.end};
         wait.cause = cause_of(chain, ops, copies);
+      }
+      // A tensor printed: whatever the reads inside print were, the line prints.
+      for (const Interval& print : prints) {
+        if (print.start <= event.when.start && event.when.start <= print.end) {
+          wait.cause = SyncCause::Print;
+        }
       }
     }
     trace.waits.push_back(wait);

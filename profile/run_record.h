@@ -51,6 +51,7 @@ enum class SyncCause {
   CopyToHost,    // a device-to-host copy
   CopyToDevice,  // a host-to-device copy from pageable memory
   Synchronize,   // torch.cuda.synchronize
+  Print,         // print of a tensor
 };
 
 // The host waiting: for the GPU to catch up (a synchronising call), or for the next batch.

@@ -4,8 +4,8 @@
 # the PyTorch profiler, counts the synchronising CUDA calls of that window by the user's source
 # line, writes both for gpulint to read, and then takes its hooks off. The profiler's Python
 # frames name a function, not the line being run, so the shim marks the trace itself: each
-# synchronising call and each wait for a batch gets an annotation naming the user's line
-# ("gpulint/sync FILE:LINE", "gpulint/data FILE:LINE"). Nothing here may break
+# synchronising call, each wait for a batch and each print gets an annotation naming the user's
+# line ("gpulint/sync FILE:LINE", "gpulint/data FILE:LINE", "gpulint/print FILE:LINE"). Nothing here may break
 # the user's program: every failure is written down and the program goes on.
 #
 # Settings, from gpulint, in the environment:
@@ -21,6 +21,7 @@ _SHIM_DIR = os.path.dirname(os.path.abspath(__file__))
 _STEP_MARK = "gpulint/step "
 _SYNC_MARK = "gpulint/sync "
 _DATA_MARK = "gpulint/data "
+_PRINT_MARK = "gpulint/print "
 _SYNC_WARNING = "synchronizing CUDA operation"
 
 
@@ -126,9 +127,13 @@ class _Window:
         # four-sync fixture, H100) and name functions rather than lines; the marks say the lines.
         self.profiler = torch.profiler.profile(activities=activities)
         self.profiler.start()
+        import builtins
+
         from torch.utils.data import dataloader
 
         self.wrap(dataloader._BaseDataLoaderIter, "__next__", _DATA_MARK, count=False)
+        # Printing a tensor reads it on the host, in several synchronising calls.
+        self.wrap(builtins, "print", _PRINT_MARK, count=False)
         if torch.cuda.is_available():
             # Sync debug mode leaves out the explicit synchronize: it is counted here.
             self.wrap(torch.cuda, "synchronize", _SYNC_MARK, count=True)
@@ -168,8 +173,8 @@ class _Window:
     def on_warning(self, message, category, filename, lineno, file=None, line=None):
         if _SYNC_WARNING not in str(message):
             return self.shown(message, category, filename, lineno, file, line)
-        # Torch warns just before it blocks: an instant mark here comes right before the
-        # blocking call in the trace.
+        # Torch hands its warning to Python once the operator has returned: this instant mark
+        # comes right after the blocking calls in the trace.
         site = self.user_site(sys._getframe(1))
         self.syncs[site] = self.syncs.get(site, 0) + 1
         with self.annotation(_SYNC_MARK, site):

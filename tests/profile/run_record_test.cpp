@@ -8,16 +8,17 @@
 namespace gpulint::profile {
 namespace {
 
-// A trace as the profiler writes one, reduced to a step, a kernel, two sync marks and the
-// blocking calls after them, on the thread "1" that ran the step.
+// A trace as the profiler writes one, reduced to a step, GPU work, the shim's marks and the
+// blocking calls around them, on the thread "1" that ran the step. Torch hands its warning to
+// Python after the operator returns, so a sync mark follows its blocking calls.
 constexpr const char* kTrace = R"json({"traceEvents": [
   {"ph": "X", "cat": "user_annotation", "name": "gpulint/step 1", "tid": 1, "ts": 100, "dur": 1000},
   {"ph": "X", "cat": "kernel", "name": "gemm", "tid": 7, "ts": 150, "dur": 300},
   {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "tid": 7, "ts": 460, "dur": 10},
-  {"ph": "X", "cat": "user_annotation", "name": "gpulint/sync /w/train.py:45", "tid": 1, "ts": 500, "dur": 0.5},
   {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "tid": 1, "ts": 501, "dur": 5},
   {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "tid": 9, "ts": 502, "dur": 50},
   {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "tid": 1, "ts": 510, "dur": 20},
+  {"ph": "X", "cat": "user_annotation", "name": "gpulint/sync /w/train.py:45", "tid": 1, "ts": 540, "dur": 0.5},
   {"ph": "X", "cat": "user_annotation", "name": "gpulint/sync /w/a:b.py:49", "tid": 1, "ts": 600, "dur": 40},
   {"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "tid": 1, "ts": 605, "dur": 30},
   {"ph": "X", "cat": "user_annotation", "name": "gpulint/data /w/train.py:73", "tid": 1, "ts": 700, "dur": 200},
@@ -50,42 +51,49 @@ TEST(ProfileRecords, KeepsStepsGpuWorkAndTheWaitsAtTheirLines) {
   EXPECT_DOUBLE_EQ(trace->waits[3].when.end, 951);
 }
 
-// .item(), .cpu() and torch.cuda.synchronize() as the profiler shows them: the operators
-// around the blocking calls, and the copies they launched (tied by correlation).
+// .item(), .cpu(), torch.cuda.synchronize(), a branch and a print as the profiler shows them:
+// the operators around the blocking calls, the copies they launched (tied by correlation), and
+// the marks after them.
 constexpr const char* kCauses = R"json({"traceEvents": [
   {"cat": "user_annotation", "name": "gpulint/step 1", "tid": 1, "ts": 0, "dur": 1000},
-  {"cat": "user_annotation", "name": "gpulint/sync /w/t.py:45", "tid": 1, "ts": 100, "dur": 0},
   {"cat": "cpu_op", "name": "aten::item", "tid": 1, "ts": 101, "dur": 60},
   {"cat": "cpu_op", "name": "aten::_local_scalar_dense", "tid": 1, "ts": 102, "dur": 58},
   {"cat": "cuda_runtime", "name": "cudaMemcpyAsync", "tid": 1, "ts": 103, "dur": 4, "args": {"correlation": 11}},
   {"cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pinned)", "tid": 7, "ts": 140, "dur": 2, "args": {"correlation": 11}},
   {"cat": "cuda_runtime", "name": "cudaStreamSynchronize", "tid": 1, "ts": 110, "dur": 45},
-  {"cat": "user_annotation", "name": "gpulint/sync /w/t.py:47", "tid": 1, "ts": 300, "dur": 0},
+  {"cat": "user_annotation", "name": "gpulint/sync /w/t.py:45", "tid": 1, "ts": 170, "dur": 0},
   {"cat": "cpu_op", "name": "aten::_to_copy", "tid": 1, "ts": 301, "dur": 40},
   {"cat": "cuda_runtime", "name": "cudaMemcpyAsync", "tid": 1, "ts": 302, "dur": 30, "args": {"correlation": 12}},
   {"cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pageable)", "tid": 7, "ts": 320, "dur": 2, "args": {"correlation": 12}},
+  {"cat": "user_annotation", "name": "gpulint/sync /w/t.py:47", "tid": 1, "ts": 345, "dur": 0},
   {"cat": "user_annotation", "name": "gpulint/sync /w/t.py:49", "tid": 1, "ts": 500, "dur": 30},
   {"cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "tid": 1, "ts": 505, "dur": 20},
-  {"cat": "user_annotation", "name": "gpulint/sync /w/t.py:51", "tid": 1, "ts": 700, "dur": 0},
   {"cat": "cpu_op", "name": "aten::is_nonzero", "tid": 1, "ts": 701, "dur": 30},
   {"cat": "cuda_runtime", "name": "cudaMemcpyAsync", "tid": 1, "ts": 703, "dur": 2, "args": {"correlation": 13}},
   {"cat": "cuda_runtime", "name": "cudaStreamSynchronize", "tid": 1, "ts": 706, "dur": 20},
-  {"cat": "cuda_runtime", "name": "cudaStreamSynchronize", "tid": 1, "ts": 900, "dur": 20}
+  {"cat": "user_annotation", "name": "gpulint/sync /w/t.py:51", "tid": 1, "ts": 740, "dur": 0},
+  {"cat": "user_annotation", "name": "gpulint/print /w/t.py:60", "tid": 1, "ts": 800, "dur": 80},
+  {"cat": "cpu_op", "name": "aten::is_nonzero", "tid": 1, "ts": 801, "dur": 20},
+  {"cat": "cuda_runtime", "name": "cudaStreamSynchronize", "tid": 1, "ts": 804, "dur": 11},
+  {"cat": "user_annotation", "name": "gpulint/sync /w/t.py:60", "tid": 1, "ts": 825, "dur": 0}
 ]})json";
 
 TEST(ProfileRecords, NamesWhatEachSynchronisingCallDid) {
   std::string error;
   const std::optional<Trace> trace = read_trace(kCauses, &error);
   ASSERT_TRUE(trace) << error;
-  ASSERT_EQ(trace->waits.size(), 4u);
+  ASSERT_EQ(trace->waits.size(), 5u);
   EXPECT_EQ(trace->waits[0].cause, SyncCause::ValueRead);
-  // The copy and the synchronize after it are one wait; a blocking call long after is not.
+  // The copy and the synchronize after it are one wait.
   EXPECT_DOUBLE_EQ(trace->waits[0].when.start, 103);
   EXPECT_DOUBLE_EQ(trace->waits[0].when.end, 155);
   EXPECT_EQ(trace->waits[1].cause, SyncCause::CopyToHost);
   EXPECT_EQ(trace->waits[2].cause, SyncCause::Synchronize);
   EXPECT_EQ(trace->waits[3].cause, SyncCause::Branch);
   EXPECT_DOUBLE_EQ(trace->waits[3].when.end, 726);
+  // The value a print reads counts as the print.
+  EXPECT_EQ(trace->waits[4].cause, SyncCause::Print);
+  EXPECT_EQ(trace->waits[4].where.line, 60);
 }
 
 TEST(ProfileRecords, SaysWhatIsWrongWithWhatIsNotATrace) {

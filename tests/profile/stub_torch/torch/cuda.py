@@ -25,9 +25,10 @@ def synchronize():
 
 
 def _item():
-    """What Tensor.item() does: torch warns in sync debug mode, then blocks."""
+    """What Tensor.item() does: it blocks, and torch hands the sync debug mode's warning to
+    Python once the operator has returned."""
+    start = torch._now_us()
+    _block("cudaStreamSynchronize")
+    torch._event("cpu_op", "aten::item", start, torch._now_us())
     if _mode[0]:
         warnings.warn("called a synchronizing CUDA operation", UserWarning)
-    start = torch._now_us()
-    torch._event("cpu_op", "aten::item", start, start + 400)
-    _block("cudaStreamSynchronize")
