@@ -268,9 +268,9 @@ std::optional<Diagnostic> unfound(const profile::LineCost& line, double step_us)
   if (line.kind != HostWait::Kind::Sync || rule == nullptr) return std::nullopt;
   std::ifstream in(line.where.file, std::ios::binary);
   std::string text;
-  for (int n = 0; n < line.where.line && std::getline(in, text); ++n) {
-  }
-  if (!in && text.empty()) return std::nullopt;
+  int read = 0;
+  while (read < line.where.line && std::getline(in, text)) ++read;
+  if (read < line.where.line) return std::nullopt;  // the file changed since the run
   Diagnostic d;
   d.code = rule->info.code;
   d.name = rule->info.name;

@@ -58,6 +58,7 @@ class _Window:
         self.syncs = {}
         self.handle = None
         self.shown = None
+        self.catcher = None
         self.wrapped = []
         self.error = None
         self.done = False
@@ -117,7 +118,10 @@ class _Window:
             self.mark = None
 
     def begin(self):
+        import builtins
         import warnings
+
+        from torch.utils.data import dataloader
 
         torch = self.torch
         activities = [torch.profiler.ProfilerActivity.CPU]
@@ -127,16 +131,16 @@ class _Window:
         # four-sync fixture, H100) and name functions rather than lines; the marks say the lines.
         self.profiler = torch.profiler.profile(activities=activities)
         self.profiler.start()
-        import builtins
-
-        from torch.utils.data import dataloader
-
         self.wrap(dataloader._BaseDataLoaderIter, "__next__", _DATA_MARK, count=False)
         # Printing a tensor reads it on the host, in several synchronising calls.
         self.wrap(builtins, "print", _PRINT_MARK, count=False)
         if torch.cuda.is_available():
             # Sync debug mode leaves out the explicit synchronize: it is counted here.
             self.wrap(torch.cuda, "synchronize", _SYNC_MARK, count=True)
+            # Every sync warning, not once per line; catch_warnings puts the filters and
+            # showwarning back at the end.
+            self.catcher = warnings.catch_warnings()
+            self.catcher.__enter__()
             warnings.filterwarnings("always", message=".*" + _SYNC_WARNING)
             self.shown = warnings.showwarning
             warnings.showwarning = self.on_warning
@@ -181,14 +185,12 @@ class _Window:
             pass
 
     def end(self):
-        import warnings
-
         self.done = True
         self.close_mark()
         for owner, name, original in self.wrapped:
             setattr(owner, name, original)
-        if self.shown is not None:
-            warnings.showwarning = self.shown
+        if self.catcher is not None:
+            self.catcher.__exit__(None, None, None)
         if self.torch.cuda.is_available():
             self.torch.cuda.set_sync_debug_mode(0)
             self.torch.cuda.synchronize()
