@@ -391,17 +391,27 @@ int run_profile(const ProfileOptions& options) {
   }
   // The report goes to stderr, as time(1)'s does: stdout belongs to the command.
   std::string report;
-  const RankRecord* first = nullptr;
+  // Under torchrun every step waits for the slowest rank: its lines are the ones joined.
+  const RankRecord* slowest = nullptr;
+  size_t attributed = 0;
   for (const RankRecord& rank : ranks) {
     if (rank.attribution) {
       report += render_rank(rank);
-      if (!first) first = &rank;
+      ++attributed;
+      if (!slowest ||
+          rank.attribution->breakdown.step_us > slowest->attribution->breakdown.step_us) {
+        slowest = &rank;
+      }
     } else {
       report += fmt::format("rank {}: {}\n", rank.window.rank, rank.problem);
     }
   }
+  if (attributed > 1) {
+    report += fmt::format("slowest: rank {} at {} a step; its lines are the findings' evidence\n",
+                          slowest->window.rank, ms(slowest->attribution->breakdown.step_us));
+  }
   fmt::print(stderr, "gpulint profile: '{}' exited with {}\n{}", command, child.code, report);
-  if (!first) return child.code;
+  if (!slowest) return child.code;
 
   Project project({});
   std::vector<std::string> files = observed_files(ranks);
@@ -409,7 +419,7 @@ int run_profile(const ProfileOptions& options) {
   LintOptions lint;
   lint.rule_set_for = [&project](const std::string& path) { return project.rule_set_for(path); };
   LintResult result = lint_files(files, lint);
-  join(result.diagnostics, *first);
+  join(result.diagnostics, *slowest);
   ReportSummary summary{result.files_checked, {}};
   for (const FileError& e : result.errors) {
     summary.file_errors.push_back(fmt::format("{}: {}", e.path, e.message));

@@ -103,13 +103,13 @@ TEST_F(ProfileCommand, TheShimMarksEachLineThatWaits) {
   const system::CapturedRun run = profile_stub({});
   ASSERT_EQ(run.code, 0) << run.err;
   EXPECT_NE(run.err.find("3 steps profiled after 2 of warm-up"), std::string::npos) << run.err;
-  EXPECT_NE(run.err.find("train_stub.py:8 data 1.0x a step"), std::string::npos) << run.err;
-  EXPECT_NE(run.err.find("train_stub.py:11 sync 1.0x a step"), std::string::npos) << run.err;
-  EXPECT_NE(run.err.find("train_stub.py:12 sync 1.0x a step"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("train_stub.py:10 data 1.0x a step"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("train_stub.py:14 sync 1.0x a step"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("train_stub.py:15 sync 1.0x a step"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("these 2 lines synchronise the same steps"), std::string::npos);
   // Lines no rule reported, as findings of the rules whose patterns they are.
-  EXPECT_NE(run.out.find("train_stub.py:11:5: GL101"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("train_stub.py:12:5: GL103"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("train_stub.py:14:5: GL101"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("train_stub.py:15:5: GL103"), std::string::npos) << run.out;
   // After the window the program runs unwrapped.
   EXPECT_NE(run.out.find("wrapped after the run: synchronize\n"), std::string::npos) << run.out;
 }
@@ -120,6 +120,21 @@ TEST_F(ProfileCommand, StopEndsTheProgramAfterTheWindow) {
   ASSERT_EQ(run.code, 0) << run.err;
   EXPECT_EQ(run.out.find("wrapped after the run"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("\"observed\": {"), std::string::npos) << run.out;
+}
+
+// torchrun's ranks each leave a record; the slowest one is named and joined.
+TEST_F(ProfileCommand, EachRankIsReportedAndTheSlowestNamed) {
+  if (!python_present()) GTEST_SKIP() << "python3 is not installed";
+  const std::string script = GPULINT_SOURCE_DIR "/tests/profile/stub_torch/train_stub.py";
+  const system::CapturedRun run = system::run_capturing(
+      {"env", "PYTHONPATH=" + std::string(GPULINT_SOURCE_DIR) + "/tests/profile/stub_torch",
+       GPULINT_BINARY, "profile", "--warmup", "2", "--steps", "3", "--", "sh", "-c",
+       "RANK=0 python3 " + script + " 8 && RANK=1 python3 " + script + " 8 5"},
+      kLimit);
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.err.find("rank 0: 3 steps profiled"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("rank 1: 3 steps profiled"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("slowest: rank 1 at"), std::string::npos) << run.err;
 }
 
 // End to end on a GPU: the four-sync fixture's lines are each observed, and act together.
