@@ -98,7 +98,6 @@ void set_environment(const fs::path& dir, const ProfileOptions& options) {
 
 struct RankRecord {
   profile::Window window;
-  std::optional<profile::Trace> trace;
   std::optional<Attribution> attribution;
   std::string problem;  // why there is no attribution
 };
@@ -118,7 +117,7 @@ std::vector<RankRecord> read_records(const fs::path& records) {
     std::optional<profile::Window> window =
         text ? profile::read_window(*text, &error) : std::nullopt;
     if (!window) continue;
-    RankRecord rank{*window, std::nullopt, std::nullopt, {}};
+    RankRecord rank{*window, std::nullopt, {}};
     const fs::path trace_path = records / fmt::format("trace-rank{}.json", rank.window.rank);
     if (!rank.window.error.empty()) {
       rank.problem = "the shim failed: " + rank.window.error;
@@ -129,9 +128,8 @@ std::vector<RankRecord> read_records(const fs::path& records) {
           "no step was profiled: the program took {} optimizer steps or fewer (--warmup)",
           rank.window.warmup);
     } else if (const std::optional<std::string> trace_text = read_file(trace_path)) {
-      rank.trace = profile::read_trace(*trace_text, &error);
-      if (rank.trace) {
-        rank.attribution = profile::attribute(*rank.trace);
+      if (const std::optional<profile::Trace> trace = profile::read_trace(*trace_text, &error)) {
+        rank.attribution = profile::attribute(*trace);
       } else {
         rank.problem = fmt::format("{}: {}", trace_path.string(), error);
       }
@@ -198,48 +196,33 @@ std::string render_rank(const RankRecord& rank) {
   return out;
 }
 
-// The rule whose pattern a synchronising call's cause is, where one is.
-std::string_view code_for(profile::SyncCause cause) {
-  switch (cause) {
-    case profile::SyncCause::ValueRead:
-      return "GL101";
-    case profile::SyncCause::CopyToHost:
-      return "GL102";
-    case profile::SyncCause::Synchronize:
-      return "GL103";
-    case profile::SyncCause::Print:
-      return "GL104";
-    case profile::SyncCause::Branch:
-      return "GL105";
-    case profile::SyncCause::DynamicShape:
-      return "GL106";
-    case profile::SyncCause::CopyToDevice:
-    case profile::SyncCause::Unknown:
-      break;
-  }
-  return {};
-}
+// What a synchronising call's cause is called, and the rule whose pattern it is (none for a
+// pageable copy, whose rule points at the loader, or an unknown cause).
+struct CauseName {
+  std::string_view code;
+  std::string_view phrase;
+};
 
-std::string_view cause_phrase(profile::SyncCause cause) {
+CauseName name_of(profile::SyncCause cause) {
   switch (cause) {
     case profile::SyncCause::ValueRead:
-      return "a tensor's value read on the host";
+      return {"GL101", "a tensor's value read on the host"};
     case profile::SyncCause::CopyToHost:
-      return "a device-to-host copy";
+      return {"GL102", "a device-to-host copy"};
     case profile::SyncCause::Synchronize:
-      return "torch.cuda.synchronize()";
+      return {"GL103", "torch.cuda.synchronize()"};
     case profile::SyncCause::Print:
-      return "a print that reads tensors";
+      return {"GL104", "a print that reads tensors"};
     case profile::SyncCause::Branch:
-      return "a Python branch on a tensor";
+      return {"GL105", "a Python branch on a tensor"};
     case profile::SyncCause::DynamicShape:
-      return "an operation whose output size depends on the data";
+      return {"GL106", "an operation whose output size depends on the data"};
     case profile::SyncCause::CopyToDevice:
-      return "a host-to-device copy from pageable memory";
+      return {"", "a host-to-device copy from pageable memory"};
     case profile::SyncCause::Unknown:
       break;
   }
-  return "a synchronising call";
+  return {"", "a synchronising call"};
 }
 
 Observed observed_at(const profile::LineCost& line, double step_us) {
@@ -256,7 +239,7 @@ Observed observed_at(const profile::LineCost& line, double step_us) {
                 line_name(line.where), ms(line.wait_us_per_step),
                 share(line.wait_us_per_step, step_us), ms(line.gpu_idle_us_per_step))
           : fmt::format("{}, {:.1f}x a step; the host waited {} a step ({} of the step)",
-                        cause_phrase(line.cause), line.waits_per_step, ms(line.wait_us_per_step),
+                        name_of(line.cause).phrase, line.waits_per_step, ms(line.wait_us_per_step),
                         share(line.wait_us_per_step, step_us));
   return observed;
 }
@@ -264,7 +247,7 @@ Observed observed_at(const profile::LineCost& line, double step_us) {
 // A synchronising line the run shows and no rule found, as a finding of the rule whose pattern
 // it is; nullopt where no rule's pattern matches its cause.
 std::optional<Diagnostic> unfound(const profile::LineCost& line, double step_us) {
-  const Rule* rule = find_rule(code_for(line.cause));
+  const Rule* rule = find_rule(name_of(line.cause).code);
   if (line.kind != HostWait::Kind::Sync || rule == nullptr) return std::nullopt;
   std::ifstream in(line.where.file, std::ios::binary);
   std::string text;
@@ -275,7 +258,7 @@ std::optional<Diagnostic> unfound(const profile::LineCost& line, double step_us)
   d.code = rule->info.code;
   d.name = rule->info.name;
   d.message = fmt::format("{} every step, seen in this run at a line no rule reported",
-                          cause_phrase(line.cause));
+                          name_of(line.cause).phrase);
   d.help = rule->info.help;
   d.location.path = display_path(line.where.file);
   const size_t indent = text.find_first_not_of(" \t");

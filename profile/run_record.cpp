@@ -166,7 +166,6 @@ std::optional<Trace> read_trace(std::string_view text, std::string* error) {
     const Interval when{start, start + number_field(event, "dur")};
     if (category == "kernel" || category == "gpu_memcpy" || category == "gpu_memset") {
       trace.gpu.push_back(when);
-      if (name.find("HtoD (Pageable") != std::string::npos) trace.pageable_h2d.push_back(when);
       if (category == "gpu_memcpy") copies[correlation_of(event)] = name;
     } else if (category == "cpu_op") {
       ops.push_back({thread_of(event), when, name});

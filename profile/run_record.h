@@ -64,10 +64,9 @@ struct HostWait {
 };
 
 struct Trace {
-  std::vector<Interval> steps;         // the shim's step marks, in order
-  std::vector<Interval> gpu;           // kernels, copies and memsets, sorted by start
-  std::vector<HostWait> waits;         // on the thread that ran the steps, sorted by start
-  std::vector<Interval> pageable_h2d;  // host-to-device copies from pageable memory
+  std::vector<Interval> steps;  // the shim's step marks, in order
+  std::vector<Interval> gpu;    // kernels, copies and memsets, sorted by start
+  std::vector<HostWait> waits;  // on the thread that ran the steps, sorted by start
 };
 
 // Both return nullopt and say why in `error` when the text is not what the shim writes.

@@ -32,7 +32,6 @@ TEST(ProfileRecords, KeepsStepsGpuWorkAndTheWaitsAtTheirLines) {
   ASSERT_EQ(trace->steps.size(), 1u);
   EXPECT_DOUBLE_EQ(trace->steps[0].end, 1100);
   EXPECT_EQ(trace->gpu.size(), 2u);
-  EXPECT_EQ(trace->pageable_h2d.size(), 1u);
   ASSERT_EQ(trace->waits.size(), 4u);
   // The mark's wait is the first blocking call of its own thread after it, not another's.
   EXPECT_EQ(trace->waits[0].where.file, "/w/train.py");
