@@ -125,11 +125,12 @@ std::vector<RankRecord> read_records(const fs::path& records) {
       rank.problem = "torch sees no CUDA GPU in this process: there is no GPU time to attribute";
     } else if (rank.window.steps == 0) {
       rank.problem = fmt::format(
-          "no step was profiled: the program took {} optimizer steps or fewer (--warmup)",
+          "no step was profiled: the program took {} steps or fewer (--warmup; a step ends at an "
+          "optimizer's step, or else at a backward call, or else at a DataLoader's next batch)",
           rank.window.warmup);
     } else if (const std::optional<std::string> trace_text = read_file(trace_path)) {
       if (const std::optional<profile::Trace> trace = profile::read_trace(*trace_text, &error)) {
-        rank.attribution = profile::attribute(*trace);
+        rank.attribution = profile::attribute(*trace, rank.window.unprofiled_step_us);
       } else {
         rank.problem = fmt::format("{}: {}", trace_path.string(), error);
       }
@@ -161,36 +162,50 @@ std::string render_rank(const RankRecord& rank) {
   std::string out;
   const Attribution& a = *rank.attribution;
   const profile::StepBreakdown& b = a.breakdown;
-  out += fmt::format("rank {}: {} steps profiled after {} of warm-up (torch {})\n",
-                     rank.window.rank, b.steps, rank.window.warmup, rank.window.torch);
+  out += fmt::format(
+      "rank {}: {} steps profiled after {} of warm-up (torch{}{})\n", rank.window.rank, b.steps,
+      rank.window.warmup, rank.window.torch.empty() ? "" : " " + rank.window.torch,
+      rank.window.step_source == "optimizer" || rank.window.step_source.empty()
+          ? ""
+          : fmt::format("; a step ends at each {}",
+                        rank.window.step_source == "batch" ? "next batch" : "backward call"));
   out += fmt::format("  step {}: GPU busy {} ({}), idle {} ({})\n", ms(b.step_us),
                      ms(b.gpu_busy_us), share(b.gpu_busy_us, b.step_us), ms(b.gpu_idle_us),
                      share(b.gpu_idle_us, b.step_us));
+  if (rank.window.unprofiled_step_us) {
+    out += fmt::format(
+        "    without the profiler the step took {} (the warm-up's); savings are "
+        "against that\n",
+        ms(b.unprofiled_step_us));
+  }
   out += fmt::format("    idle while waiting for data: {}; while the host worked: {}\n",
                      ms(b.idle_waiting_for_data_us), ms(b.idle_host_work_us));
   out += fmt::format("    host waiting for the GPU (synchronising calls): {} a step\n",
                      ms(b.sync_wait_us));
   if (!a.lines.empty()) out += "  lines, by time waited a step:\n";
   for (const profile::LineCost& line : a.lines) {
-    out += fmt::format("    {:<40} {} {:.1f}x a step, {} waited{}\n", line_name(line.where),
-                       line.kind == HostWait::Kind::Sync ? "sync" : "data", line.waits_per_step,
-                       ms(line.wait_us_per_step),
+    out += fmt::format("    {:<40} {} {:.1f}x a step, {} waited{}; fixing it alone saves ~{}\n",
+                       line_name(line.where), line.kind == HostWait::Kind::Sync ? "sync" : "data",
+                       line.waits_per_step, ms(line.wait_us_per_step),
                        line.kind == HostWait::Kind::Data
                            ? fmt::format(", GPU idle {}", ms(line.gpu_idle_us_per_step))
-                           : "");
+                           : "",
+                       ms(line.saving_us_per_step));
   }
   if (a.syncs) {
     const profile::SyncGroup& g = *a.syncs;
     if (g.lines.size() > 1) {
       out += fmt::format(
           "  these {} lines synchronise the same steps: the host cannot run ahead of the GPU "
-          "while any one remains, so removing one alone saves little; removing all of them "
-          "would save about {} a step ({} -> {}, the longer of the host's work and the GPU's)\n",
-          g.lines.size(), ms(g.saving_us_per_step), ms(b.step_us), ms(g.step_without_us));
+          "while any one remains, so removing one alone saves only its own time above; removing "
+          "all of them would save about {} a step ({} -> {}, the longer of the host's work and "
+          "the GPU's)\n",
+          g.lines.size(), ms(g.saving_us_per_step), ms(b.unprofiled_step_us),
+          ms(g.step_without_us));
     } else {
       out +=
           fmt::format("  removing the synchronising line would save about {} a step ({} -> {})\n",
-                      ms(g.saving_us_per_step), ms(b.step_us), ms(g.step_without_us));
+                      ms(g.saving_us_per_step), ms(b.unprofiled_step_us), ms(g.step_without_us));
     }
   }
   return out;
@@ -231,6 +246,7 @@ Observed observed_at(const profile::LineCost& line, double step_us) {
   observed.per_step = line.waits_per_step;
   observed.wait_ms_per_step = line.wait_us_per_step / 1000;
   observed.share_of_step = step_us > 0 ? line.wait_us_per_step / step_us : 0;
+  observed.saving_ms_per_step = line.saving_us_per_step / 1000;
   observed.summary =
       line.kind == HostWait::Kind::Data
           ? fmt::format(
@@ -241,6 +257,8 @@ Observed observed_at(const profile::LineCost& line, double step_us) {
           : fmt::format("{}, {:.1f}x a step; the host waited {} a step ({} of the step)",
                         name_of(line.cause).phrase, line.waits_per_step, ms(line.wait_us_per_step),
                         share(line.wait_us_per_step, step_us));
+  observed.summary += fmt::format("; fixing this line alone would save about {} a step",
+                                  ms(line.saving_us_per_step));
   return observed;
 }
 

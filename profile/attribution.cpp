@@ -43,19 +43,42 @@ double idle_during(const std::vector<Interval>& gaps, const Interval& span) {
   return idle;
 }
 
+// `spans` merged where they overlap, sorted by start.
+std::vector<Interval> merged(std::vector<Interval> spans) {
+  std::sort(spans.begin(), spans.end(),
+            [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  std::vector<Interval> out;
+  for (const Interval& s : spans) {
+    if (!out.empty() && s.start <= out.back().end) {
+      out.back().end = std::max(out.back().end, s.end);
+    } else {
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+double total_length(const std::vector<Interval>& spans) {
+  double total = 0;
+  for (const Interval& s : spans) total += s.length();
+  return total;
+}
+
 }  // namespace
 
-Attribution attribute(const Trace& trace) {
+Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_us) {
   Attribution out;
   StepBreakdown& b = out.breakdown;
   std::map<SourceLine, LineCost> lines;
-  double host_work_us = 0;
+  double host_rest_us = 0;  // the host's work outside the synchronising lines
   for (const Interval& step : trace.steps) {
     const std::vector<Interval> busy = busy_within(trace.gpu, step);
     const std::vector<Interval> gaps = gaps_within(busy, step);
     double busy_us = 0, idle_us = 0, data_idle_us = 0, sync_us = 0;
     for (const Interval& i : busy) busy_us += i.length();
     for (const Interval& g : gaps) idle_us += g.length();
+    std::map<SourceLine, std::vector<Interval>> spans;  // each line's host time in this step
+    std::vector<Interval> sync_spans;
     for (const HostWait& wait : trace.waits) {
       const double inside = overlap(wait.when, step);
       if (inside <= 0) continue;
@@ -64,12 +87,22 @@ Attribution attribute(const Trace& trace) {
       if (added) line = {wait.where, wait.kind, wait.cause};
       line.waits_per_step += 1;
       line.wait_us_per_step += inside;
+      const Interval whole = wait.span.length() > 0 ? wait.span : wait.when;
+      const Interval span{std::max(std::min(whole.start, wait.when.start), step.start),
+                          std::min(std::max(whole.end, wait.when.end), step.end)};
+      spans[wait.where].push_back(span);
       if (wait.kind == HostWait::Kind::Data) {
         const double idle = idle_during(gaps, wait.when);
         line.gpu_idle_us_per_step += idle;
         data_idle_us += idle;
       } else {
         sync_us += inside;
+        sync_spans.push_back(span);
+      }
+    }
+    for (auto& [where, line_spans] : spans) {
+      for (const Interval& s : merged(std::move(line_spans))) {
+        lines[where].own_idle_us_per_step += idle_during(gaps, s);
       }
     }
     b.step_us += step.length();
@@ -78,26 +111,39 @@ Attribution attribute(const Trace& trace) {
     b.idle_waiting_for_data_us += data_idle_us;
     b.idle_host_work_us += idle_us - data_idle_us;
     b.sync_wait_us += sync_us;
-    host_work_us += step.length() - sync_us;
+    host_rest_us += step.length() - total_length(merged(std::move(sync_spans)));
   }
   const double n = static_cast<double>(trace.steps.size());
   b.steps = static_cast<int>(trace.steps.size());
   for (double* v : {&b.step_us, &b.gpu_busy_us, &b.gpu_idle_us, &b.idle_waiting_for_data_us,
-                    &b.idle_host_work_us, &b.sync_wait_us, &host_work_us}) {
+                    &b.idle_host_work_us, &b.sync_wait_us, &host_rest_us}) {
     *v /= n;
   }
+  b.unprofiled_step_us = unprofiled_step_us.value_or(b.step_us);
+  const double overhead = std::max(0.0, b.step_us - b.unprofiled_step_us);
   SyncGroup group;
   for (auto& [where, line] : lines) {
-    line.waits_per_step /= n;
-    line.wait_us_per_step /= n;
-    line.gpu_idle_us_per_step /= n;
+    for (double* v : {&line.waits_per_step, &line.wait_us_per_step, &line.gpu_idle_us_per_step,
+                      &line.own_idle_us_per_step}) {
+      *v /= n;
+    }
     if (line.kind == HostWait::Kind::Sync) group.lines.push_back(where);
-    out.lines.push_back(line);
   }
   if (!group.lines.empty()) {
-    group.step_without_us = std::max(host_work_us, b.gpu_busy_us);
-    group.saving_us_per_step = std::max(0.0, b.step_us - group.step_without_us);
+    group.step_without_us = std::max(host_rest_us - overhead, b.gpu_busy_us);
+    group.saving_us_per_step = std::max(0.0, b.unprofiled_step_us - group.step_without_us);
     out.syncs = group;
+  }
+  for (auto& [where, line] : lines) {
+    if (line.kind == HostWait::Kind::Data) {
+      line.saving_us_per_step =
+          std::max(0.0, std::min(line.wait_us_per_step, b.unprofiled_step_us - b.gpu_busy_us));
+    } else if (group.lines.size() == 1) {
+      line.saving_us_per_step = group.saving_us_per_step;
+    } else {
+      line.saving_us_per_step = std::min(line.own_idle_us_per_step, group.saving_us_per_step);
+    }
+    out.lines.push_back(line);
   }
   std::stable_sort(out.lines.begin(), out.lines.end(), [](const LineCost& x, const LineCost& y) {
     return x.wait_us_per_step + x.gpu_idle_us_per_step >

@@ -1,14 +1,21 @@
 #pragma once
 
-// Where the GPU's idle time in the profiled steps went, and which of the user's lines caused it.
+// Where the GPU's idle time in the profiled steps went, which of the user's lines caused it,
+// and what fixing them would save.
 //
 // Per step: its length, the GPU busy (the union of kernels, copies and memsets), and the idle
-// rest, split by what the host did meanwhile: waiting for a batch (data), or its own work. A
-// step with synchronising calls cannot run ahead of the GPU, so the host's work there leaves
+// rest, split by what the host did meanwhile: waiting for a batch (data), or its own work.
+//
+// A step with synchronising calls cannot run ahead of the GPU, so the host's work there leaves
 // the GPU idle; the synchronising lines act together: while one remains, the host still waits
-// every step, so removing any one alone saves little, and removing all of them lets the host's
-// work overlap the GPU's. What that saves is predicted as the step's length against the longer
-// of the host's work (the step less its waits for the GPU) and the GPU's.
+// every step, so removing one alone saves only the time the line itself holds the host while
+// the GPU has nothing to do (a print formatting a tensor, a copy's round trip). Removing all of
+// them lets the rest of the host's work overlap the GPU's: the step becomes the longer of the
+// two. A wait for a batch, removed, shortens the step by the wait, down to the GPU's work.
+//
+// The profiler slows the host (it records every operator); the GPU's work it leaves alone. So
+// the host's work is the profiled step's less the profiler's overhead, which is the profiled
+// step against the warm-up's, timed without the profiler; savings are against the latter.
 
 #include <optional>
 #include <vector>
@@ -20,7 +27,8 @@ namespace gpulint::profile {
 // Means over the window's steps, in microseconds.
 struct StepBreakdown {
   int steps = 0;
-  double step_us = 0;
+  double step_us = 0;             // under the profiler
+  double unprofiled_step_us = 0;  // without it, from the warm-up; step_us where not timed
   double gpu_busy_us = 0;
   double gpu_idle_us = 0;
   double idle_waiting_for_data_us = 0;  // idle while the host waited for the next batch
@@ -35,6 +43,8 @@ struct LineCost {
   double waits_per_step = 0;
   double wait_us_per_step = 0;
   double gpu_idle_us_per_step = 0;  // for a data wait: the GPU idle during it
+  double own_idle_us_per_step = 0;  // the GPU idle while the host was in this line
+  double saving_us_per_step = 0;    // predicted, fixing this line alone
 };
 
 // The synchronising lines of the window, which act together.
@@ -50,6 +60,6 @@ struct Attribution {
   std::optional<SyncGroup> syncs;
 };
 
-Attribution attribute(const Trace& trace);
+Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_us = {});
 
 }  // namespace gpulint::profile

@@ -87,18 +87,24 @@ bool any_of_names(const std::vector<const Event*>& ops,
   });
 }
 
-// The cause of a wait: the first blocking call of its chain, the operators enclosing it on its
-// thread (`ops` sorted by start), and the direction of a copy in the chain.
-SyncCause cause_of(const std::vector<const Event*>& chain, const std::vector<Event>& ops,
+// The operators enclosing a call on its thread, outermost first (`ops` sorted by start).
+std::vector<const Event*> enclosing(const Event& call, const std::vector<Event>& ops) {
+  std::vector<const Event*> out;
+  for (const Event& op : ops) {
+    if (op.when.start > call.when.start) break;
+    if (op.thread == call.thread && op.when.end >= call.when.start) out.push_back(&op);
+  }
+  return out;
+}
+
+// The cause of a wait: the first blocking call of its chain, the operators enclosing it, and
+// the direction of a copy in the chain.
+SyncCause cause_of(const std::vector<const Event*>& chain,
+                   const std::vector<const Event*>& enclosing,
                    const std::map<int64_t, std::string>& copies) {
   const Event& first = *chain.front();
   if (first.name == "cudaDeviceSynchronize" || first.name == "cuCtxSynchronize") {
     return SyncCause::Synchronize;
-  }
-  std::vector<const Event*> enclosing;
-  for (const Event& op : ops) {
-    if (op.when.start > first.when.start) break;
-    if (op.thread == first.thread && op.when.end >= first.when.start) enclosing.push_back(&op);
   }
   if (any_of_names(enclosing, {"aten::is_nonzero"})) return SyncCause::Branch;
   if (any_of_names(enclosing, {"aten::item"})) return SyncCause::ValueRead;
@@ -130,6 +136,10 @@ std::optional<Window> read_window(std::string_view text, std::string* error) {
   window.rank = static_cast<int>(number_field(*json, "rank"));
   window.warmup = static_cast<int>(number_field(*json, "warmup"));
   window.steps = static_cast<int>(number_field(*json, "steps"));
+  window.step_source = text_field(*json, "step_source");
+  if (const double step = number_field(*json, "unprofiled_step_us"); step > 0) {
+    window.unprofiled_step_us = step;
+  }
   window.torch = text_field(*json, "torch");
   window.error = text_field(*json, "error");
   window.cuda = json->value("cuda", false);
@@ -175,12 +185,12 @@ std::optional<Trace> read_trace(std::string_view text, std::string* error) {
         step_thread = thread_of(event);
       } else if (name.starts_with(kSyncMark)) {
         marks.push_back({{thread_of(event), when, name},
-                         {HostWait::Kind::Sync, when, mark_line(name, kSyncMark)}});
+                         {HostWait::Kind::Sync, when, when, mark_line(name, kSyncMark)}});
       } else if (name.starts_with(kPrintMark)) {
         prints.push_back(when);
       } else if (name.starts_with(kDataMark)) {
         marks.push_back({{thread_of(event), when, name},
-                         {HostWait::Kind::Data, when, mark_line(name, kDataMark)}});
+                         {HostWait::Kind::Data, when, when, mark_line(name, kDataMark)}});
       }
     } else if (category == "cuda_runtime" || category == "cuda_driver") {
       if (std::find(kBlockingCalls.begin(), kBlockingCalls.end(), name) != kBlockingCalls.end()) {
@@ -232,13 +242,18 @@ std::optional<Trace> read_trace(std::string_view text, std::string* error) {
         }
       }
       if (!chain.empty()) {
+        const std::vector<const Event*> around = enclosing(*chain.front(), ops);
         wait.when = {chain.front()->when.start, chain.back()->when.end};
-        wait.cause = cause_of(chain, ops, copies);
+        wait.cause = cause_of(chain, around, copies);
+        wait.span = {std::min({event.when.start, wait.when.start,
+                               around.empty() ? wait.when.start : around.front()->when.start}),
+                     std::max(wait.when.end, event.when.end)};
       }
       // A tensor printed: whatever the reads inside print were, the line prints.
       for (const Interval& print : prints) {
         if (print.start <= event.when.start && event.when.start <= print.end) {
           wait.cause = SyncCause::Print;
+          wait.span = print;
         }
       }
     }

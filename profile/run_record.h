@@ -35,7 +35,10 @@ struct SyncSite {
 struct Window {
   int rank = 0;
   int warmup = 0;
-  int steps = 0;  // complete steps recorded
+  int steps = 0;            // complete steps recorded
+  std::string step_source;  // what ended a step: "optimizer", "backward" or "batch"
+  // The warm-up's step on the host without the profiler (the median of its last half).
+  std::optional<double> unprofiled_step_us;
   std::vector<SyncSite> syncs;
   std::string torch;
   bool cuda = false;
@@ -58,7 +61,8 @@ enum class SyncCause {
 struct HostWait {
   enum class Kind { Sync, Data };
   Kind kind = Kind::Sync;
-  Interval when;
+  Interval when;     // the wait itself
+  Interval span;     // the line's whole host time: the operator around the wait, the print
   SourceLine where;  // the user's line, from the shim's mark
   SyncCause cause = SyncCause::Unknown;
 };

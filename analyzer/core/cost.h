@@ -19,11 +19,12 @@ struct Cost {
 // What `gpulint profile` saw of a finding in the user's own run. The profiler fills it; the
 // analyzer only carries it to the reporters.
 struct Observed {
-  bool seen = false;            // false: the line ran no synchronising call or wait in the window
-  double per_step = 0;          // how often a step, where seen
-  double wait_ms_per_step = 0;  // host time waiting there, a step
-  double share_of_step = 0;     // that wait as a share of the step, 0-1
-  std::string summary;          // one sentence for people
+  bool seen = false;              // false: the line ran no synchronising call or wait in the window
+  double per_step = 0;            // how often a step, where seen
+  double wait_ms_per_step = 0;    // host time waiting there, a step
+  double share_of_step = 0;       // that wait as a share of the step, 0-1
+  double saving_ms_per_step = 0;  // predicted, fixing this line alone
+  std::string summary;            // one sentence for people
 };
 
 }  // namespace gpulint

@@ -14,6 +14,7 @@ inline nlohmann::ordered_json observed_json(const Observed& observed) {
     out["per_step"] = observed.per_step;
     out["wait_ms_per_step"] = observed.wait_ms_per_step;
     out["share_of_step"] = observed.share_of_step;
+    out["saving_ms_per_step"] = observed.saving_ms_per_step;
   }
   out["summary"] = observed.summary;
   return out;

@@ -1,12 +1,15 @@
 # gpulint profile's shim. `gpulint profile -- CMD` puts the directory holding this file first on
 # PYTHONPATH, so Python imports it at start-up in every process of the command. It waits for
-# torch to be imported, counts optimizer steps, records a window of steps after a warm-up with
-# the PyTorch profiler, counts the synchronising CUDA calls of that window by the user's source
-# line, writes both for gpulint to read, and then takes its hooks off. The profiler's Python
-# frames name a function, not the line being run, so the shim marks the trace itself: each
-# synchronising call, each wait for a batch and each print gets an annotation naming the user's
-# line ("gpulint/sync FILE:LINE", "gpulint/data FILE:LINE", "gpulint/print FILE:LINE"). Nothing here may break
-# the user's program: every failure is written down and the program goes on.
+# torch to be imported, counts steps, times the last steps of a warm-up without the profiler,
+# records a window of steps after it with the PyTorch profiler, counts the synchronising CUDA
+# calls of that window by the user's source line, writes both for gpulint to read, and then
+# takes its hooks off. A step ends at an optimizer's step; in a program where no optimizer has
+# stepped by the end of the warm-up, at a backward call, and where neither, at the DataLoader's
+# next batch. The profiler's Python frames name a function, not the line being run, so the shim
+# marks the trace itself: each synchronising call, each wait for a batch and each print gets an
+# annotation naming the user's line ("gpulint/sync FILE:LINE", "gpulint/data FILE:LINE",
+# "gpulint/print FILE:LINE"). Nothing here may break the user's program: every failure is
+# written down and the program goes on.
 #
 # Settings, from gpulint, in the environment:
 #   GPULINT_PROFILE_DIR     where to write trace-rankN.json and window-rankN.json
@@ -16,6 +19,7 @@
 
 import os
 import sys
+import time
 
 _SHIM_DIR = os.path.dirname(os.path.abspath(__file__))
 _STEP_MARK = "gpulint/step "
@@ -43,6 +47,10 @@ def _chain_to_the_next_sitecustomize():
             sys.modules["sitecustomize"] = here
 
 
+# Where a step ends, most preferred first.
+_SOURCES = ("optimizer", "backward", "batch")
+
+
 class _Window:
     def __init__(self, out_dir):
         self.out_dir = out_dir
@@ -51,7 +59,11 @@ class _Window:
         self.stop = os.environ.get("GPULINT_PROFILE_STOP") == "1"
         self.library_dirs = ()
         self.rank = int(os.environ.get("RANK", os.environ.get("LOCAL_RANK", "0")))
+        self.counts = dict.fromkeys(_SOURCES, 0)
+        self.times = {s: [] for s in _SOURCES}  # when each warm-up boundary came
+        self.source = None
         self.boundaries = 0
+        self.unprofiled_step_us = None
         self.optimizer = None
         self.profiler = None
         self.mark = None
@@ -77,6 +89,7 @@ class _Window:
         import sysconfig
 
         from torch.optim.optimizer import register_optimizer_step_post_hook
+        from torch.utils.data import dataloader
 
         self.torch = torch
         paths = sysconfig.get_paths()
@@ -86,15 +99,34 @@ class _Window:
                       _SHIM_DIR)
         )
         self.handle = register_optimizer_step_post_hook(self.on_step)
+        self.wrap(torch.autograd, "backward", None, count=False, after=lambda: self.on("backward"))
+        self.wrap(dataloader._BaseDataLoaderIter, "__next__", _DATA_MARK, count=False,
+                  before=lambda: self.on("batch"))
 
     # One boundary per step: with several optimizers (a GAN's two), only the first one seen.
     def on_step(self, optimizer, args, kwargs):
         if self.optimizer is None:
             self.optimizer = optimizer
-        if optimizer is not self.optimizer or self.done:
+        if optimizer is self.optimizer:
+            self.on("optimizer")
+
+    def on(self, source):
+        if self.done:
             return
         try:
-            self.boundaries += 1
+            count = self.counts[source] = self.counts[source] + 1
+            if self.source is None:
+                if count <= self.warmup + 1:
+                    self.times[source].append(time.perf_counter())
+                # A source is chosen once it reaches the window, unless a preferred one has
+                # been seen (a step's backward and its batch come before its optimizer step).
+                preferred = _SOURCES[: _SOURCES.index(source)]
+                if count < self.warmup + 1 or any(self.counts[s] for s in preferred):
+                    return
+                self.source = source
+            elif source != self.source:
+                return
+            self.boundaries = count
             if self.boundaries == self.warmup + 1:
                 self.begin()
             elif self.boundaries > self.warmup + 1:
@@ -117,13 +149,21 @@ class _Window:
             self.mark.__exit__(None, None, None)
             self.mark = None
 
+    # The median of the last half of the warm-up's steps, timed on the host without the
+    # profiler: what the profiler's own overhead is measured against.
+    def time_warmup(self):
+        times = self.times[self.source]
+        steps = [b - a for a, b in zip(times, times[1:])]
+        last = sorted(steps[len(steps) // 2:])
+        if last:
+            self.unprofiled_step_us = last[len(last) // 2] * 1e6
+
     def begin(self):
         import builtins
         import warnings
 
-        from torch.utils.data import dataloader
-
         torch = self.torch
+        self.time_warmup()
         activities = [torch.profiler.ProfilerActivity.CPU]
         if torch.cuda.is_available():
             activities.append(torch.profiler.ProfilerActivity.CUDA)
@@ -131,7 +171,6 @@ class _Window:
         # four-sync fixture, H100) and name functions rather than lines; the marks say the lines.
         self.profiler = torch.profiler.profile(activities=activities)
         self.profiler.start()
-        self.wrap(dataloader._BaseDataLoaderIter, "__next__", _DATA_MARK, count=False)
         # Printing a tensor reads it on the host, in several synchronising calls.
         self.wrap(builtins, "print", _PRINT_MARK, count=False)
         if torch.cuda.is_available():
@@ -159,17 +198,26 @@ class _Window:
 
         return record_function("%s%s:%d" % (mark, site[0], site[1]))
 
-    # Replaces owner.name, for the window, by a call inside an annotation naming the user's line.
-    def wrap(self, owner, name, mark, count):
+    # Replaces owner.name until the shim detaches: `before` and `after` run around each call,
+    # and inside the window the call runs inside an annotation naming the user's line.
+    def wrap(self, owner, name, mark, count, before=None, after=None):
         original = getattr(owner, name)
         window = self
 
         def wrapper(*args, **kwargs):
-            site = window.user_site(sys._getframe(1))
-            if count:
-                window.syncs[site] = window.syncs.get(site, 0) + 1
-            with window.annotation(mark, site):
-                return original(*args, **kwargs)
+            if before is not None:
+                before()
+            if mark is None or window.profiler is None:
+                result = original(*args, **kwargs)
+            else:
+                site = window.user_site(sys._getframe(1))
+                if count:
+                    window.syncs[site] = window.syncs.get(site, 0) + 1
+                with window.annotation(mark, site):
+                    result = original(*args, **kwargs)
+            if after is not None:
+                after()
+            return result
 
         setattr(owner, name, wrapper)
         self.wrapped.append((owner, name, original))
@@ -184,20 +232,28 @@ class _Window:
         with self.annotation(_SYNC_MARK, site):
             pass
 
-    def end(self):
+    # Every hook off, the program's own functions and warning filters back.
+    def detach(self):
         self.done = True
-        self.close_mark()
-        for owner, name, original in self.wrapped:
+        for owner, name, original in reversed(self.wrapped):
             setattr(owner, name, original)
+        self.wrapped = []
+        if self.handle is not None:
+            self.handle.remove()
+            self.handle = None
         if self.catcher is not None:
             self.catcher.__exit__(None, None, None)
-        if self.torch.cuda.is_available():
+            self.catcher = None
             self.torch.cuda.set_sync_debug_mode(0)
+
+    def end(self):
+        self.close_mark()
+        self.detach()
+        if self.torch.cuda.is_available():
             self.torch.cuda.synchronize()
         self.profiler.stop()
         self.profiler.export_chrome_trace(self.path("trace"))
         self.profiler = None
-        self.handle.remove()
         self.write()
         if self.stop:
             sys.stdout.flush()
@@ -219,11 +275,9 @@ class _Window:
             self.fail(e)
 
     def fail(self, e):
-        self.done = True
         self.error = "%s: %s" % (type(e).__name__, e)
         try:
-            if self.handle is not None:
-                self.handle.remove()
+            self.detach()
             self.write()
         except Exception:
             pass
@@ -242,6 +296,8 @@ class _Window:
             "rank": self.rank,
             "warmup": self.warmup,
             "steps": max(0, min(self.boundaries - self.warmup - 1, self.steps)),
+            "step_source": self.source,
+            "unprofiled_step_us": self.unprofiled_step_us,
             "torch": getattr(self.torch, "__version__", ""),
             "cuda": bool(self.torch.cuda.is_available()),
             "syncs": syncs,

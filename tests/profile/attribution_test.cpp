@@ -8,7 +8,7 @@ namespace gpulint::profile {
 namespace {
 
 HostWait sync_at(int line, double start, double end) {
-  return {HostWait::Kind::Sync, {start, end}, {"/w/train.py", line}};
+  return {HostWait::Kind::Sync, {start, end}, {start, end}, {"/w/train.py", line}};
 }
 
 // Two steps of 1000 us: the GPU busy 300 us of each, then idle while the host works, with two
@@ -46,19 +46,45 @@ TEST(ProfileAttribution, SynchronisingLinesActTogether) {
   // Without them the host's 940 us of work overlap the GPU's 300: the step is 940 us.
   EXPECT_DOUBLE_EQ(a.syncs->step_without_us, 940);
   EXPECT_DOUBLE_EQ(a.syncs->saving_us_per_step, 60);
+  // Alone, a line saves only the GPU idle while the host is in it: none for the line that
+  // waits for the GPU's work, 10 us for the one after it.
+  EXPECT_DOUBLE_EQ(a.lines[0].saving_us_per_step, 0);
+  EXPECT_DOUBLE_EQ(a.lines[1].saving_us_per_step, 10);
+}
+
+// A step bound by its GPU, 1000 us under the profiler and 900 us without it: a wait for the
+// GPU's 700 us of work, then a print holding the host 100 us while the GPU has nothing to do.
+TEST(ProfileAttribution, SavingsAreAgainstTheStepWithoutTheProfiler) {
+  Trace t;
+  t.steps.push_back({0, 1000});
+  t.gpu.push_back({0, 700});
+  t.waits.push_back({HostWait::Kind::Sync, {300, 700}, {290, 700}, {"/w/train.py", 45}});
+  t.waits.push_back({HostWait::Kind::Sync, {700, 705}, {700, 800}, {"/w/train.py", 51}});
+  const Attribution a = attribute(t, 900.0);
+  EXPECT_DOUBLE_EQ(a.breakdown.unprofiled_step_us, 900);
+  ASSERT_TRUE(a.syncs);
+  // The host's other work, 490 us less the profiler's 100, hides under the GPU's 700.
+  EXPECT_DOUBLE_EQ(a.syncs->step_without_us, 700);
+  EXPECT_DOUBLE_EQ(a.syncs->saving_us_per_step, 200);
+  ASSERT_EQ(a.lines.size(), 2u);
+  EXPECT_EQ(a.lines[1].where.line, 51);
+  EXPECT_DOUBLE_EQ(a.lines[1].own_idle_us_per_step, 100);
+  EXPECT_DOUBLE_EQ(a.lines[1].saving_us_per_step, 100);
+  EXPECT_DOUBLE_EQ(a.lines[0].saving_us_per_step, 0);
 }
 
 TEST(ProfileAttribution, ChargesDataWaitsWithTheGpuIdleDuringThem) {
   Trace t;
   t.steps.push_back({0, 1000});
   t.gpu.push_back({600, 1000});
-  t.waits.push_back({HostWait::Kind::Data, {0, 500}, {"/w/train.py", 73}});
+  t.waits.push_back({HostWait::Kind::Data, {0, 500}, {0, 500}, {"/w/train.py", 73}});
   const Attribution a = attribute(t);
   EXPECT_DOUBLE_EQ(a.breakdown.idle_waiting_for_data_us, 500);
   EXPECT_DOUBLE_EQ(a.breakdown.idle_host_work_us, 100);
   ASSERT_EQ(a.lines.size(), 1u);
   EXPECT_EQ(a.lines[0].kind, HostWait::Kind::Data);
   EXPECT_DOUBLE_EQ(a.lines[0].gpu_idle_us_per_step, 500);
+  EXPECT_DOUBLE_EQ(a.lines[0].saving_us_per_step, 500);
   EXPECT_FALSE(a.syncs);
 }
 

@@ -84,7 +84,8 @@ TEST_F(ProfileCommand, TheUsersOwnSitecustomizeStillRuns) {
 
 // The shim on a stand-in for torch (tests/profile/stub_torch): the window, the marks at the
 // user's lines, and its hooks taken off afterwards.
-system::CapturedRun profile_stub(const std::vector<std::string>& options) {
+system::CapturedRun profile_stub(const std::vector<std::string>& options,
+                                 const std::vector<std::string>& script_args = {"8"}) {
   std::vector<std::string> argv = {
       "env",          "PYTHONPATH=" + std::string(GPULINT_SOURCE_DIR) + "/tests/profile/stub_torch",
       GPULINT_BINARY, "profile",
@@ -92,9 +93,10 @@ system::CapturedRun profile_stub(const std::vector<std::string>& options) {
       "--steps",      "3"};
   argv.insert(argv.end(), options.begin(), options.end());
   for (const char* arg :
-       {"--", "python3", GPULINT_SOURCE_DIR "/tests/profile/stub_torch/train_stub.py", "8"}) {
+       {"--", "python3", GPULINT_SOURCE_DIR "/tests/profile/stub_torch/train_stub.py"}) {
     argv.push_back(arg);
   }
+  argv.insert(argv.end(), script_args.begin(), script_args.end());
   return system::run_capturing(argv, kLimit);
 }
 
@@ -103,15 +105,34 @@ TEST_F(ProfileCommand, TheShimMarksEachLineThatWaits) {
   const system::CapturedRun run = profile_stub({});
   ASSERT_EQ(run.code, 0) << run.err;
   EXPECT_NE(run.err.find("3 steps profiled after 2 of warm-up"), std::string::npos) << run.err;
-  EXPECT_NE(run.err.find("train_stub.py:10 data 1.0x a step"), std::string::npos) << run.err;
-  EXPECT_NE(run.err.find("train_stub.py:14 sync 1.0x a step"), std::string::npos) << run.err;
-  EXPECT_NE(run.err.find("train_stub.py:15 sync 1.0x a step"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("train_stub.py:11 data 1.0x a step"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("train_stub.py:18 sync 1.0x a step"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("train_stub.py:19 sync 1.0x a step"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("these 2 lines synchronise the same steps"), std::string::npos);
   // Lines no rule reported, as findings of the rules whose patterns they are.
-  EXPECT_NE(run.out.find("train_stub.py:14:5: GL101"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("train_stub.py:15:5: GL103"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("train_stub.py:18:5: GL101"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("train_stub.py:19:5: GL103"), std::string::npos) << run.out;
   // After the window the program runs unwrapped.
-  EXPECT_NE(run.out.find("wrapped after the run: synchronize\n"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("wrapped after the run: synchronize backward\n"), std::string::npos)
+      << run.out;
+  // The warm-up's steps, timed without the profiler, are what savings are measured against.
+  EXPECT_NE(run.err.find("without the profiler the step took"), std::string::npos) << run.err;
+}
+
+// A program with no optimizer: its steps end at backward calls, and with no backward either,
+// at its batches.
+TEST_F(ProfileCommand, StepsEndAtBackwardOrAtTheNextBatchWithoutAnOptimizer) {
+  if (!python_present()) GTEST_SKIP() << "python3 is not installed";
+  for (const auto& [ends_at, phrase] : {std::pair{"backward", "a step ends at each backward call"},
+                                        std::pair{"batch", "a step ends at each next batch"}}) {
+    const system::CapturedRun run = profile_stub({}, {"8", "0", ends_at});
+    ASSERT_EQ(run.code, 0) << run.err;
+    EXPECT_NE(run.err.find("3 steps profiled after 2 of warm-up"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find(phrase), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("train_stub.py:18 sync 1.0x a step"), std::string::npos) << run.err;
+    EXPECT_NE(run.out.find("wrapped after the run: synchronize backward\n"), std::string::npos)
+        << run.out;
+  }
 }
 
 TEST_F(ProfileCommand, StopEndsTheProgramAfterTheWindow) {
