@@ -26,6 +26,7 @@
 #include "profile/attribution.h"
 #include "profile/run_record.h"
 #include "profile/shim_source.h"
+#include "profile/timeline_svg.h"
 #include "rules/registry.h"
 
 namespace gpulint {
@@ -43,6 +44,7 @@ struct ProfileOptions {
   std::string format = "text";
   std::string output_file;
   std::string keep;
+  std::string plot;
   std::vector<std::string> command;
 };
 
@@ -99,8 +101,11 @@ void set_environment(const fs::path& dir, const ProfileOptions& options) {
 struct RankRecord {
   profile::Window window;
   std::optional<Attribution> attribution;
-  std::string problem;  // why there is no attribution
+  profile::Timeline timeline;  // the first steps, for --plot
+  std::string problem;         // why there is no attribution
 };
+
+constexpr size_t kPlottedSteps = 3;
 
 std::vector<RankRecord> read_records(const fs::path& records) {
   std::vector<RankRecord> ranks;
@@ -117,7 +122,7 @@ std::vector<RankRecord> read_records(const fs::path& records) {
     std::optional<profile::Window> window =
         text ? profile::read_window(*text, &error) : std::nullopt;
     if (!window) continue;
-    RankRecord rank{*window, std::nullopt, {}};
+    RankRecord rank{*window, std::nullopt, {}, {}};
     const fs::path trace_path = records / fmt::format("trace-rank{}.json", rank.window.rank);
     if (!rank.window.error.empty()) {
       rank.problem = "the shim failed: " + rank.window.error;
@@ -131,6 +136,7 @@ std::vector<RankRecord> read_records(const fs::path& records) {
     } else if (const std::optional<std::string> trace_text = read_file(trace_path)) {
       if (const std::optional<profile::Trace> trace = profile::read_trace(*trace_text, &error)) {
         rank.attribution = profile::attribute(*trace, rank.window.unprofiled_step_us);
+        rank.timeline = profile::timeline(*trace, kPlottedSteps);
       } else {
         rank.problem = fmt::format("{}: {}", trace_path.string(), error);
       }
@@ -413,6 +419,17 @@ int run_profile(const ProfileOptions& options) {
   }
   fmt::print(stderr, "gpulint profile: '{}' exited with {}\n{}", command, child.code, report);
   if (!slowest) return child.code;
+  bool plotted = true;
+  if (!options.plot.empty()) {
+    const profile::PlotInput plot{
+        command,
+        slowest->window.rank,
+        &*slowest->attribution,
+        &slowest->timeline,
+        line_name,
+        [](profile::SyncCause cause) { return std::string(name_of(cause).phrase); }};
+    plotted = write_atomically(options.plot, profile::timeline_svg(plot));
+  }
 
   Project project({});
   std::vector<std::string> files = observed_files(ranks);
@@ -428,7 +445,8 @@ int run_profile(const ProfileOptions& options) {
   const std::string out = render_findings(options.format, result.diagnostics, summary);
   const bool written =
       options.output_file.empty() ? write_stdout(out) : write_atomically(options.output_file, out);
-  if (!written) return kExitError;
+  // The command's own failure comes first; else a file that could not be written is an error.
+  if (!written || !plotted) return child.code != 0 ? child.code : kExitError;
   return child.code;
 }
 
@@ -452,6 +470,9 @@ Subcommand add_profile(CLI::App& app) {
                   "Write the findings to a file instead of stdout");
   cmd->add_option("--keep", options->keep,
                   "Copy the raw records (the profiler's trace, the shim's window) into DIR");
+  cmd->add_option("--plot", options->plot,
+                  "Write a timeline of a few profiled steps and the step's breakdown to this SVG "
+                  "file");
   cmd->add_option("command", options->command, "The command to run, after --")->required();
   return {cmd, [options] { return run_profile(*options); }};
 }

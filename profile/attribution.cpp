@@ -43,6 +43,13 @@ double idle_during(const std::vector<Interval>& gaps, const Interval& span) {
   return idle;
 }
 
+// The host's time in a waiting line, inside `step`: the line's span, which holds its wait.
+Interval span_within(const HostWait& wait, const Interval& step) {
+  const Interval whole = wait.span.length() > 0 ? wait.span : wait.when;
+  return {std::max(std::min(whole.start, wait.when.start), step.start),
+          std::min(std::max(whole.end, wait.when.end), step.end)};
+}
+
 // `spans` merged where they overlap, sorted by start.
 std::vector<Interval> merged(std::vector<Interval> spans) {
   std::sort(spans.begin(), spans.end(),
@@ -87,9 +94,7 @@ Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_
       if (added) line = {wait.where, wait.kind, wait.cause};
       line.waits_per_step += 1;
       line.wait_us_per_step += inside;
-      const Interval whole = wait.span.length() > 0 ? wait.span : wait.when;
-      const Interval span{std::max(std::min(whole.start, wait.when.start), step.start),
-                          std::min(std::max(whole.end, wait.when.end), step.end)};
+      const Interval span = span_within(wait, step);
       spans[wait.where].push_back(span);
       if (wait.kind == HostWait::Kind::Data) {
         const double idle = idle_during(gaps, wait.when);
@@ -149,6 +154,46 @@ Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_
     return x.wait_us_per_step + x.gpu_idle_us_per_step >
            y.wait_us_per_step + y.gpu_idle_us_per_step;
   });
+  return out;
+}
+
+Timeline timeline(const Trace& trace, size_t steps) {
+  Timeline out;
+  for (size_t i = 0; i < std::min(steps, trace.steps.size()); ++i) {
+    const Interval& step = trace.steps[i];
+    out.steps.push_back(step);
+    const std::vector<Interval> busy = busy_within(trace.gpu, step);
+    std::vector<Segment> lines;  // the host's time in each waiting line, by start
+    for (const HostWait& wait : trace.waits) {
+      const Interval span = span_within(wait, step);
+      if (span.length() <= 0) continue;
+      lines.push_back(
+          {wait.kind == HostWait::Kind::Data ? Segment::Kind::Data : Segment::Kind::Line, span,
+           wait.where, wait.cause});
+    }
+    std::stable_sort(lines.begin(), lines.end(), [](const Segment& a, const Segment& b) {
+      return a.when.start < b.when.start;
+    });
+    std::vector<Segment> segments;
+    for (const Interval& b : busy) segments.push_back({Segment::Kind::Busy, b, {}, {}});
+    for (const Interval& gap : gaps_within(busy, step)) {
+      double at = gap.start;
+      for (const Segment& line : lines) {
+        if (line.when.end <= at || line.when.start >= gap.end) continue;
+        if (line.when.start > at)
+          segments.push_back({Segment::Kind::Host, {at, line.when.start}, {}, {}});
+        const double end = std::min(line.when.end, gap.end);
+        segments.push_back(
+            {line.kind, {std::max(at, line.when.start), end}, line.where, line.cause});
+        at = end;
+      }
+      if (at < gap.end) segments.push_back({Segment::Kind::Host, {at, gap.end}, {}, {}});
+    }
+    std::stable_sort(segments.begin(), segments.end(), [](const Segment& a, const Segment& b) {
+      return a.when.start < b.when.start;
+    });
+    out.segments.insert(out.segments.end(), segments.begin(), segments.end());
+  }
   return out;
 }
 

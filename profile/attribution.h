@@ -62,4 +62,22 @@ struct Attribution {
 
 Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_us = {});
 
+// What the GPU was doing at each moment of a step, and while it was idle, why: the host
+// waiting for a batch, in one of the synchronising lines, or at its other work.
+struct Segment {
+  enum class Kind { Busy, Data, Line, Host };
+  Kind kind = Kind::Busy;
+  Interval when;
+  SourceLine where;  // for Data and Line
+  SyncCause cause = SyncCause::Unknown;
+};
+
+struct Timeline {
+  std::vector<Interval> steps;
+  std::vector<Segment> segments;  // in time order, covering the steps
+};
+
+// The first `steps` steps of the trace.
+Timeline timeline(const Trace& trace, size_t steps);
+
 }  // namespace gpulint::profile

@@ -18,29 +18,6 @@ constexpr const char* kFont = "font-family=\"sans-serif\" font-size=\"12\"";
 constexpr const char* kTitleFont =
     "font-family=\"sans-serif\" font-size=\"14\" font-weight=\"bold\"";
 
-std::string escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 std::string command_line(const std::vector<std::string>& command) {
   std::string line;
   for (const std::string& arg : command) line += (line.empty() ? "" : " ") + arg;
@@ -77,6 +54,29 @@ std::string series_path(const std::vector<double>& t_ms, const std::vector<doubl
 
 }  // namespace
 
+std::string svg_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
 double nice_tick_step(double span, int target) {
   if (!(span > 0) || target < 1) return 1;
   const double raw = span / target;
@@ -102,13 +102,14 @@ std::string svg_chart(const Trace& trace, const std::vector<Diagnosis>& diagnose
       "viewBox=\"0 0 {0} {1}\">\n",
       kWidth, kHeight);
   const std::string title = "gpulint watch: " + command_line(trace.command);
-  svg += fmt::format("<title>{}</title>\n", escape(title));
+  svg += fmt::format("<title>{}</title>\n", svg_escape(title));
   svg += fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"white\"/>\n", kWidth, kHeight);
-  svg += fmt::format("<text x=\"{}\" y=\"22\" {}>{}</text>\n", kLeft, kTitleFont, escape(title));
+  svg +=
+      fmt::format("<text x=\"{}\" y=\"22\" {}>{}</text>\n", kLeft, kTitleFont, svg_escape(title));
   double line_y = 40;
   for (const Diagnosis& d : diagnoses) {
     svg += fmt::format("<text x=\"{}\" y=\"{}\" {}>GPU {}: {}: {}</text>\n", kLeft, line_y, kFont,
-                       d.gpu_index, shape_name(d.shape), escape(d.summary));
+                       d.gpu_index, shape_name(d.shape), svg_escape(d.summary));
     line_y += 14;
   }
 
@@ -191,7 +192,7 @@ std::string svg_chart(const Trace& trace, const std::vector<Diagnosis>& diagnose
           "stroke-width=\"2\"{}/>\n",
           x, y - 4, x + 24, y - 4, colour,
           memory ? " stroke-dasharray=\"6 3\" stroke-opacity=\"0.6\"" : "");
-      const std::string label = fmt::format("GPU {} {} {}", gpu.index, escape(gpu.name),
+      const std::string label = fmt::format("GPU {} {} {}", gpu.index, svg_escape(gpu.name),
                                             memory ? "memory in use (GiB)" : "utilisation (%)");
       svg += fmt::format("<text x=\"{:.0f}\" y=\"{}\" {}>{}</text>\n", x + 30, y, kFont, label);
       x += 40 + 7.0 * static_cast<double>(label.size());

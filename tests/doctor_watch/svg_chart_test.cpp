@@ -9,8 +9,13 @@
 #include <set>
 #include <vector>
 
+#include "tests/svg_check.h"
+
 namespace gpulint::system {
 namespace {
+
+using svg_check::balanced;
+using svg_check::count;
 
 Trace two_gpu_trace() {
   Trace trace;
@@ -31,30 +36,6 @@ Trace two_gpu_trace() {
     trace.gpus.push_back(gpu);
   }
   return trace;
-}
-
-size_t count(const std::string& text, const std::string& needle) {
-  size_t n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-  return n;
-}
-
-// Every element opened is closed, in order: enough to catch broken markup without a parser.
-bool balanced(const std::string& svg) {
-  std::vector<std::string> open;
-  const std::regex tag(R"(<(/?)([a-zA-Z]+)[^>]*?(/?)>)");
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), tag); it != std::sregex_iterator();
-       ++it) {
-    const std::smatch& m = *it;
-    if (m[3] == "/") continue;
-    if (m[1] == "/") {
-      if (open.empty() || open.back() != m[2]) return false;
-      open.pop_back();
-    } else {
-      open.push_back(m[2]);
-    }
-  }
-  return open.empty();
 }
 
 TEST(SvgChart, IsWellFormedStandaloneSvg) {

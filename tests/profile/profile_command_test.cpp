@@ -143,6 +143,22 @@ TEST_F(ProfileCommand, StopEndsTheProgramAfterTheWindow) {
   EXPECT_NE(run.out.find("\"observed\": {"), std::string::npos) << run.out;
 }
 
+TEST_F(ProfileCommand, PlotWritesTheTimelineAndTheCommandStillAnswers) {
+  if (!python_present()) GTEST_SKIP() << "python3 is not installed";
+  const fs::path svg = dir_ / "steps.svg";
+  const system::CapturedRun run = profile_stub({"--plot", svg.string()});
+  ASSERT_EQ(run.code, 0) << run.err;
+  std::ifstream in(svg);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(text.starts_with("<svg")) << text;
+  EXPECT_NE(text.find("train_stub.py:18 (a tensor's value read on the host)"), std::string::npos)
+      << text;
+  // A place that cannot be written: an error, after the command has run and been reported.
+  const system::CapturedRun unwritable = profile_stub({"--plot", "/proc/gpulint/steps.svg"});
+  EXPECT_EQ(unwritable.code, 2) << unwritable.err;
+  EXPECT_NE(unwritable.err.find("3 steps profiled"), std::string::npos) << unwritable.err;
+}
+
 // torchrun's ranks each leave a record; the slowest one is named and joined.
 TEST_F(ProfileCommand, EachRankIsReportedAndTheSlowestNamed) {
   if (!python_present()) GTEST_SKIP() << "python3 is not installed";
