@@ -126,6 +126,10 @@ Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_
   }
   b.unprofiled_step_us = unprofiled_step_us.value_or(b.step_us);
   const double overhead = std::max(0.0, b.step_us - b.unprofiled_step_us);
+  // Where the host runs ahead of the GPU its overhead is hidden; what lengthens the step is the
+  // overhead of the host's work while the GPU idles. The host's times there shrink by this.
+  const double idle_scale =
+      b.gpu_idle_us > 0 ? std::max(0.0, b.gpu_idle_us - overhead) / b.gpu_idle_us : 1.0;
   SyncGroup group;
   for (auto& [where, line] : lines) {
     for (double* v : {&line.waits_per_step, &line.wait_us_per_step, &line.gpu_idle_us_per_step,
@@ -141,12 +145,13 @@ Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_
   }
   for (auto& [where, line] : lines) {
     if (line.kind == HostWait::Kind::Data) {
-      line.saving_us_per_step =
-          std::max(0.0, std::min(line.wait_us_per_step, b.unprofiled_step_us - b.gpu_busy_us));
+      line.saving_us_per_step = std::max(0.0, std::min(line.gpu_idle_us_per_step * idle_scale,
+                                                        b.unprofiled_step_us - b.gpu_busy_us));
     } else if (group.lines.size() == 1) {
       line.saving_us_per_step = group.saving_us_per_step;
     } else {
-      line.saving_us_per_step = std::min(line.own_idle_us_per_step, group.saving_us_per_step);
+      line.saving_us_per_step =
+          std::min(line.own_idle_us_per_step * idle_scale, group.saving_us_per_step);
     }
     out.lines.push_back(line);
   }

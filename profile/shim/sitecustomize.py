@@ -288,6 +288,12 @@ class _Window:
     def write(self):
         import json
 
+        # A process that never stepped and has nothing to say (torchrun's own launcher, which
+        # imports torch and shares rank 0's default) leaves a rank's real record alone.
+        nothing = not any(self.counts.values()) and self.error is None
+        if nothing and os.path.exists(self.path("window")):
+            return
+
         syncs = [
             {"file": f, "line": n, "function": fn, "count": c}
             for (f, n, fn), c in sorted(self.syncs.items())

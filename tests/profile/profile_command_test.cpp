@@ -174,6 +174,25 @@ TEST_F(ProfileCommand, EachRankIsReportedAndTheSlowestNamed) {
   EXPECT_NE(run.err.find("slowest: rank 1 at"), std::string::npos) << run.err;
 }
 
+// torchrun's launcher imports torch too, takes no step, and has no RANK: it must not write over
+// rank 0's record when it exits after its workers (seen on the H200).
+TEST_F(ProfileCommand, ALauncherThatImportsTorchLeavesRankZerosRecord) {
+  if (!python_present()) GTEST_SKIP() << "python3 is not installed";
+  const std::string script = GPULINT_SOURCE_DIR "/tests/profile/stub_torch/train_stub.py";
+  const std::string launcher =
+      "import os, subprocess, sys, torch\n"
+      "for rank in ('0', '1'):\n"
+      "    subprocess.run([sys.executable, '" +
+      script + "', '8'], env=dict(os.environ, RANK=rank), check=True)\n";
+  const system::CapturedRun run = system::run_capturing(
+      {"env", "PYTHONPATH=" + std::string(GPULINT_SOURCE_DIR) + "/tests/profile/stub_torch",
+       GPULINT_BINARY, "profile", "--warmup", "2", "--steps", "3", "--", "python3", "-c", launcher},
+      kLimit);
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.err.find("rank 0: 3 steps profiled"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("rank 1: 3 steps profiled"), std::string::npos) << run.err;
+}
+
 // End to end on a GPU: the four-sync fixture's lines are each observed, and act together.
 TEST_F(ProfileCommand, OnAGpuEachSynchronisingLineIsObserved) {
   const system::CapturedRun probe = system::run_capturing(
