@@ -220,6 +220,19 @@ void ResultCache::store(const std::string& key, const FileOutcome& outcome) {
   kept_.insert_or_assign(key, std::move(encoded));
 }
 
+std::string make_cache_directory(const std::filesystem::path& versioned) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path root = versioned.parent_path();
+  const bool created = !fs::exists(root, ec);
+  fs::create_directories(versioned, ec);
+  if (ec) return "cannot create " + versioned.string() + ": " + ec.message();
+  // Like Ruff's, a cache directory ignores itself, so it never shows up in `git status`; only
+  // one gpulint made, though: `--cache-dir .` must not write `*` into a project's .gitignore.
+  if (created) std::ofstream(root / ".gitignore") << "# Automatically created by gpulint.\n*\n";
+  return {};
+}
+
 std::string ResultCache::save() {
   namespace fs = std::filesystem;
   std::lock_guard lock(mutex_);
@@ -230,13 +243,9 @@ std::string ResultCache::save() {
   const std::vector<uint8_t> bytes =
       json::to_msgpack(json{{"magic", kMagic}, {"entries", entries}});
   std::error_code ec;
-  const fs::path root = file_.parent_path().parent_path();
-  const bool created = !fs::exists(root, ec);
-  fs::create_directories(file_.parent_path(), ec);
-  if (ec) return "cannot create " + file_.parent_path().string() + ": " + ec.message();
-  // Like Ruff's, a cache directory ignores itself, so it never shows up in `git status`; only
-  // one gpulint made, though: `--cache-dir .` must not write `*` into a project's .gitignore.
-  if (created) std::ofstream(root / ".gitignore") << "# Automatically created by gpulint.\n*\n";
+  if (std::string problem = make_cache_directory(file_.parent_path()); !problem.empty()) {
+    return problem;
+  }
   const fs::path temp = file_.string() + ".tmp" + std::to_string(::getpid());
   {
     std::ofstream out(temp, std::ios::binary);

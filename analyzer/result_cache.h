@@ -17,6 +17,10 @@
 
 namespace gpulint {
 
+// Creates a cache directory's versioned folder (DIR/VERSION); a DIR that gpulint creates gets a
+// .gitignore that ignores it. Returns what went wrong, or an empty string.
+std::string make_cache_directory(const std::filesystem::path& versioned);
+
 class ResultCache {
  public:
   // `build` tells builds of one version apart (the binary's size and time), so a rebuilt

@@ -65,25 +65,9 @@ struct CheckOptions {
   std::string cache_dir;
 };
 
-// The running binary's size and modification time: a rebuilt gpulint starts a cold cache.
-std::string build_id() {
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  const auto size = std::filesystem::file_size(exe, ec);
-  const auto time = std::filesystem::last_write_time(exe, ec);
-  if (ec) return {};
-  return fmt::format("{}:{}", size, time.time_since_epoch().count());
-}
-
 std::unique_ptr<ResultCache> open_cache(const CheckOptions& options) {
   if (options.no_cache) return nullptr;
-  std::string dir = options.cache_dir;
-  if (dir.empty()) {
-    const char* env = std::getenv("GPULINT_CACHE_DIR");
-    dir = env != nullptr && *env != '\0' ? env : ".gpulint_cache";
-  }
-  return std::make_unique<ResultCache>(dir, GPULINT_VERSION, build_id());
+  return std::make_unique<ResultCache>(cache_dir(options.cache_dir), GPULINT_VERSION, build_id());
 }
 
 // Colour only for a person at a terminal: never into a file or a pipe, and never when the

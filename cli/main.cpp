@@ -59,8 +59,8 @@ int run(int argc, char** argv) {
   app.require_subcommand(1);
 
   const std::vector<Subcommand> subcommands = {
-      add_check(app),  add_rules(app),  add_explain(app),
-      add_verify(app), add_doctor(app), add_watch(app), add_profile(app),
+      add_check(app),  add_rules(app), add_explain(app), add_verify(app),
+      add_doctor(app), add_watch(app), add_profile(app), add_server(app),
   };
 
   std::vector<std::string> commands;

@@ -72,16 +72,7 @@ int run_explain(std::string code) {
     error(fmt::format("unknown rule code `{}`; `gpulint rules` lists the codes", code));
     return kExitError;
   }
-  const RuleInfo& info = rule->info;
-  std::string text = fmt::format("# {} ({})\n\n{}\n\nFamily: {}. Default: {}.", info.name,
-                                 info.code, info.summary, info.family, default_label(info));
-  if (!info.default_on) text += fmt::format(" Enable it with `--select {}`.", info.code);
-  text += "\n";
-  if (!info.help.empty()) text += fmt::format("Fix: {}\n", info.help);
-  if (!info.help_cpp.empty()) text += fmt::format("Fix in C++: {}\n", info.help_cpp);
-  if (!info.docs.empty()) text += fmt::format("\n{}\n", info.docs);
-  // Docs written as a raw string often end in a newline already; print exactly one.
-  while (text.ends_with("\n\n")) text.pop_back();
+  const std::string text = explain_text(rule->info);
   return write_stdout(text) ? kExitClean : kExitError;
 }
 

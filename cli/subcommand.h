@@ -20,5 +20,6 @@ Subcommand add_verify(CLI::App& app);
 Subcommand add_doctor(CLI::App& app);
 Subcommand add_watch(CLI::App& app);
 Subcommand add_profile(CLI::App& app);
+Subcommand add_server(CLI::App& app);
 
 }  // namespace gpulint

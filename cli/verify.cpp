@@ -28,6 +28,7 @@
 #include "analyzer/core/config.h"
 #include "analyzer/core/selection.h"
 #include "analyzer/engine.h"
+#include "analyzer/result_cache.h"
 #include "analyzer/report/report.h"
 #include "cli/output.h"
 #include "cli/project.h"
@@ -189,6 +190,20 @@ nlohmann::ordered_json costs_json(const std::vector<verifier::RuleCost>& costs,
   return out;
 }
 
+// The rules' costs, kept in the cache directory for `gpulint server`'s hover; a run that cannot
+// keep them says so and goes on.
+void remember_costs(const std::vector<verifier::RuleCost>& costs, const Report& report,
+                    const Params& params) {
+  const std::filesystem::path dir = std::filesystem::path(cache_dir("")) / GPULINT_VERSION;
+  if (std::string problem = make_cache_directory(dir); !problem.empty()) {
+    warning("the measured costs were not kept for the editor: " + problem);
+    return;
+  }
+  const nlohmann::ordered_json kept = {{"device", verifier::describe_device(report.device)},
+                                       {"costs", costs_json(costs, report, params)}};
+  write_atomically((dir / kCostsFile).string(), kept.dump(2) + "\n");
+}
+
 bool emit(const VerifyOptions& options, const std::string& bytes) {
   return options.output_file.empty() ? write_stdout(bytes)
                                      : write_atomically(options.output_file, bytes);
@@ -210,6 +225,7 @@ int verify_experiments(const VerifyOptions& options) {
   }
   const Report report = run_verifier(params);
   const std::vector<verifier::RuleCost> costs = verifier::rule_costs(report, params);
+  remember_costs(costs, report, params);
   std::string out;
   if (options.format == "json") {
     nlohmann::ordered_json j = {{"tool", "gpulint"}, {"version", GPULINT_VERSION}};
@@ -273,6 +289,7 @@ int verify_paths(const VerifyOptions& options) {
   if (!params.experiments.empty()) {
     const Report report = run_verifier(params);
     verifier::attach_costs(result.diagnostics, report, params);
+    remember_costs(verifier::rule_costs(report, params), report, params);
   } else if (!result.diagnostics.empty()) {
     warning("no verifier experiment measures the rules that fired");
   }
