@@ -339,6 +339,10 @@ LintResult Session::lint(const std::vector<std::string>& paths,
     show_once(
         1, std::string("the configuration could not be read, so the defaults apply: ") + e.what());
     options.rule_set_for = nullptr;
+    options.rules.clear();
+    for (const Rule* rule : all_rules()) {
+      if (rule->info.default_on) options.rules.push_back(rule);
+    }
   }
   if (++lints_ % kLintsPerCache == 0) cache_ = workspace_.open_cache();
   options.cache = cache_.get();
