@@ -6,7 +6,8 @@
 # lint (the default): what the linter needs, and the gpulint target alone: no tests, no
 # benchmarks, and no Clang front end unless Clang 14's development files are already installed
 # (C++ files are then analysed by syntax; `all` adds it). all: everything the test suite needs
-# too (GoogleTest, Clang, LibTorch's headers, pre-commit, the SARIF validator), and every target.
+# too (GoogleTest, Clang, LibTorch's headers, pre-commit, the SARIF validator, Neovim), and every
+# target.
 # Idempotent: packages already installed are not touched, and apt is not called at all when
 # nothing is missing. Environment: BUILD_DIR (default: build), relative to the repository root.
 set -euo pipefail
@@ -34,6 +35,7 @@ if [ "$profile" = all ]; then
     clang-14 libclang-rt-14-dev
     libclang-14-dev libclang-cpp14-dev llvm-14-dev libtorch-dev
     python3 pre-commit git nodejs npm
+    neovim  # the language server's test in a real editor
   )
 fi
 

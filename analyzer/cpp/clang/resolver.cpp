@@ -388,6 +388,8 @@ std::optional<Resolution> resolve(const std::string& path, std::string_view text
                                    std::make_shared<clang::PCHContainerOperations>(),
                                    llvm::vfs::createPhysicalFileSystem());
     tool.appendArgumentsAdjuster(adjust);
+    // The text analysed, not what the path holds on disk: standard input, an editor's buffer.
+    tool.mapVirtualFile(file.string(), text);
     if (!with_pch.empty()) {
       tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
           {"-include-pch", with_pch}, clang::tooling::ArgumentInsertPosition::END));
