@@ -76,6 +76,7 @@ std::string render_report(const system::Trace& trace,
     out += fmt::format("  {}  0-{:.1f} s, utilisation 0-100%\n",
                        system::sparkline(gpu.utilization_percent, width), trace.duration_s());
     out += fmt::format("  {}: {}\n", system::shape_name(d.shape), d.summary);
+    for (const system::IdleSegment& idle : d.idle) out += "  " + system::describe(idle) + "\n";
     if (!d.cause.empty()) out += fmt::format("  why: {}\n", d.cause);
     if (!d.rules.empty()) out += fmt::format("  look at: {}\n", rule_list(d.rules));
   }

@@ -39,6 +39,10 @@ constexpr double kQuietTailShare = 0.5;
 // work from before the command started: on the H200, 32 to 50% at the start of a CPU-only run
 // that followed a GPU job. The command cannot have done much in that second anyway.
 constexpr double kStaleMs = 1000;
+// An idle head or tail is named when it is over a fifth of the run (a warm-up's start-up, a
+// final evaluation on the GPU's results, are shorter) and at least a few seconds long.
+constexpr double kIdleSegmentShare = 0.2;
+constexpr double kIdleSegmentMinS = 2;
 // Fewer samples than this (0.5 s at the default 50 ms) say nothing about a shape.
 constexpr size_t kMinSamples = 10;
 
@@ -99,6 +103,25 @@ std::string cause_for(Shape shape) {
   return "";
 }
 
+// The run's idle head (from its start to the GPU's first work) and idle tail (from its last
+// work to the end), where long enough to name. `first` and `last` are the first and last
+// points at or above kActive.
+std::vector<IdleSegment> idle_segments(const std::vector<Point>& points, size_t first,
+                                       size_t last) {
+  const double run_s = points.back().t_s;
+  std::vector<IdleSegment> out;
+  if (!(run_s > 0)) return out;
+  const auto add = [&](IdleSegment::Where where, double start, double end) {
+    const double length = end - start;
+    if (length >= kIdleSegmentMinS && length / run_s > kIdleSegmentShare) {
+      out.push_back({where, start, length, length / run_s});
+    }
+  };
+  add(IdleSegment::Where::Head, 0, points[first].t_s);
+  add(IdleSegment::Where::Tail, points[last].t_s, run_s);
+  return out;
+}
+
 Diagnosis finish(Diagnosis d) {
   d.rules = rules_for(d.shape);
   d.cause = cause_for(d.shape);
@@ -108,6 +131,18 @@ Diagnosis finish(Diagnosis d) {
 double percent(double share) { return std::round(share * 100); }
 
 }  // namespace
+
+std::string describe(const IdleSegment& segment) {
+  return segment.where == IdleSegment::Where::Head
+             ? fmt::format(
+                   "idle head: the first {:.1f} s ({:.0f}% of the run), before the GPU's "
+                   "first work",
+                   segment.length_s, percent(segment.share))
+             : fmt::format(
+                   "idle tail: from {:.1f} s to the end, {:.1f} s ({:.0f}% of the run), "
+                   "after the GPU's last work",
+                   segment.start_s, segment.length_s, percent(segment.share));
+}
 
 std::string_view shape_name(Shape shape) {
   switch (shape) {
@@ -167,6 +202,9 @@ Diagnosis classify(const std::vector<double>& t_ms, const std::vector<double>& u
     while (points[first].u < kActive) ++first;
   }
   while (points[last].u < kActive) --last;
+  size_t first_active = 0;
+  while (points[first_active].u < kActive) ++first_active;
+  d.idle = idle_segments(points, first_active, last);
   const size_t judged = n - first;
   const size_t busy = last - first + 1;
   const size_t quiet_tail = n - 1 - last;

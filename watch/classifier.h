@@ -22,6 +22,19 @@ enum class Shape {
 
 std::string_view shape_name(Shape shape);
 
+// A stretch at the start or the end of the run in which the GPU did nothing while the run went
+// on: named whatever the shape of the rest (a healthy loop followed by 20 s of CPU work is
+// healthy while it runs, and still leaves the GPU idle for a third of the job).
+struct IdleSegment {
+  enum class Where { Head, Tail };
+  Where where = Where::Tail;
+  double start_s = 0;
+  double length_s = 0;
+  double share = 0;  // of the run, 0..1
+};
+
+std::string describe(const IdleSegment& segment);
+
 struct Diagnosis {
   Shape shape = Shape::Unknown;
   unsigned gpu_index = 0;
@@ -32,6 +45,7 @@ struct Diagnosis {
   std::string summary;             // what was seen, with the numbers
   std::string cause;               // what usually makes this shape
   std::vector<std::string> rules;  // the gpulint rules that find those causes in the code
+  std::vector<IdleSegment> idle;   // a long idle head or tail, in time order
 };
 
 // One GPU's series: t_ms and utilisation (percent, NaN where unread) of equal length.

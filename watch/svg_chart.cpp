@@ -111,6 +111,11 @@ std::string svg_chart(const Trace& trace, const std::vector<Diagnosis>& diagnose
     svg += fmt::format("<text x=\"{}\" y=\"{}\" {}>GPU {}: {}: {}</text>\n", kLeft, line_y, kFont,
                        d.gpu_index, shape_name(d.shape), svg_escape(d.summary));
     line_y += 14;
+    for (const IdleSegment& idle : d.idle) {
+      svg += fmt::format("<text x=\"{}\" y=\"{}\" {}>GPU {}: {}</text>\n", kLeft, line_y, kFont,
+                         d.gpu_index, svg_escape(describe(idle)));
+      line_y += 14;
+    }
   }
 
   // Grid and the two vertical axes.

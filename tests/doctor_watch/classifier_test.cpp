@@ -155,6 +155,40 @@ TEST(Classifier, BriefBurstIsSpikeThenZeroEvenWithoutATail) {
   EXPECT_EQ(classify_series(concat({repeat(0, 200), repeat(100, 5)})).shape, Shape::SpikeThenZero);
 }
 
+// Measured on the H200 (issue 25): 25 s of GPU work, then 22 s on the CPU, called healthy with
+// no word of the tail. The shape stays healthy; the tail is named.
+TEST(Classifier, ALongIdleTailIsNamedWhateverTheShape) {
+  const Diagnosis d = classify_series(concat({repeat(100, 500), repeat(0, 440)}));
+  EXPECT_EQ(d.shape, Shape::Healthy);
+  ASSERT_EQ(d.idle.size(), 1u);
+  EXPECT_EQ(d.idle[0].where, IdleSegment::Where::Tail);
+  EXPECT_NEAR(d.idle[0].start_s, 25.95, 0.01);  // the last busy reading, 1 s + 499 x 50 ms
+  EXPECT_NEAR(d.idle[0].length_s, 22.0, 0.01);
+  EXPECT_NEAR(d.idle[0].share, 22.0 / 47.95, 0.01);
+  EXPECT_EQ(
+      describe(d.idle[0]),
+      "idle tail: from 25.9 s to the end, 22.0 s (46% of the run), after the GPU's last work");
+}
+
+TEST(Classifier, ALongIdleHeadIsNamedAndAShortStartUpIsNot) {
+  const Diagnosis head = classify_series(concat({repeat(0, 300), repeat(100, 500)}));
+  EXPECT_EQ(head.shape, Shape::Healthy);
+  ASSERT_EQ(head.idle.size(), 1u);
+  EXPECT_EQ(head.idle[0].where, IdleSegment::Where::Head);
+  EXPECT_NEAR(head.idle[0].length_s, 16.0, 0.01);
+  // Two seconds of start-up before a 40 s loop, and a second of teardown: nothing to name.
+  EXPECT_TRUE(
+      classify_series(concat({repeat(0, 20), repeat(100, 800), repeat(0, 20)})).idle.empty());
+}
+
+TEST(Classifier, SpikeThenZeroNamesItsTailToo) {
+  const Diagnosis d = classify_series(concat({repeat(0, 40), repeat(100, 30), repeat(0, 400)}));
+  EXPECT_EQ(d.shape, Shape::SpikeThenZero);
+  ASSERT_EQ(d.idle.size(), 1u);
+  EXPECT_EQ(d.idle[0].where, IdleSegment::Where::Tail);
+  EXPECT_NEAR(d.idle[0].length_s, 20.0, 0.01);
+}
+
 TEST(Classifier, EveryRuleItNamesExists) {
   for (Shape shape :
        {Shape::Idle, Shape::Healthy, Shape::SawTooth, Shape::FlatLow, Shape::SpikeThenZero}) {
@@ -208,6 +242,24 @@ TEST(Classifier, RecordedTracesGetTheShapeTheirScriptReproduces) {
   }
   EXPECT_EQ(shapes_seen,
             (std::set<std::string>{"healthy", "saw-tooth", "flat-low", "spike-then-zero", "idle"}));
+}
+
+// Recorded on the H200 (fixtures/traces/RUNS.md): each idle tail named, with its length.
+TEST(Classifier, RecordedIdleTailsAreNamed) {
+  for (const auto& [name, tail_s] : {std::pair{"healthy__gpu_25s_then_cpu_22s", 22.2},
+                                     std::pair{"spike_then_zero__warmup_then_cpu", 20.7}}) {
+    std::ifstream in(fs::path(GPULINT_SOURCE_DIR) / "fixtures" / "traces" /
+                     (name + std::string(".json")));
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string error;
+    const std::optional<Trace> trace = read_trace_json(text.str(), &error);
+    ASSERT_TRUE(trace) << name << ": " << error;
+    const Diagnosis d = diagnose(*trace).front();
+    ASSERT_FALSE(d.idle.empty()) << name;
+    EXPECT_EQ(d.idle.back().where, IdleSegment::Where::Tail) << name;
+    EXPECT_NEAR(d.idle.back().length_s, tail_s, 0.1) << name;
+  }
 }
 
 }  // namespace
