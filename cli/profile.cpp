@@ -188,6 +188,25 @@ std::string render_rank(const RankRecord& rank) {
                      ms(b.idle_waiting_for_data_us), ms(b.idle_host_work_us));
   out += fmt::format("    host waiting for the GPU (synchronising calls): {} a step\n",
                      ms(b.sync_wait_us));
+  if (b.gpu_ops > 0) {
+    // Launch-bound: a large share of the step lost in short gaps while the host queues
+    // operations that each take the GPU less time than the host needs to launch them.
+    const bool launch_bound = b.idle_between_launches_us > 0.25 * b.step_us;
+    out += fmt::format(
+        "    {:.0f} GPU operations a step (median {:.1f} us); idle in gaps of up to {:.1f} ms "
+        "between them: {} a step{}\n",
+        b.gpu_ops, b.median_gpu_op_us, profile::kLaunchGapUs / 1000, ms(b.idle_between_launches_us),
+        launch_bound ? ": launch-bound, fewer and larger kernels would help (torch.compile, "
+                       "GL508; foreach optimizers, GL507; larger batches, GL206)"
+                     : "");
+  }
+  if (b.pageable_copies + b.pinned_copies > 0) {
+    out += fmt::format(
+        "    copies to the GPU a step: {:.1f} from pageable memory ({:.2f} MB, {} on the GPU; "
+        "each blocks the host: GL202, GL204), {:.1f} from pinned ({:.2f} MB, {})\n",
+        b.pageable_copies, b.pageable_bytes / 1e6, ms(b.pageable_copy_us), b.pinned_copies,
+        b.pinned_bytes / 1e6, ms(b.pinned_copy_us));
+  }
   if (!a.lines.empty()) out += "  lines, by time waited a step:\n";
   for (const profile::LineCost& line : a.lines) {
     out += fmt::format("    {:<40} {} {:.1f}x a step, {} waited{}; fixing it alone saves ~{}\n",

@@ -78,6 +78,7 @@ Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_
   StepBreakdown& b = out.breakdown;
   std::map<SourceLine, LineCost> lines;
   double host_rest_us = 0;  // the host's work outside the synchronising lines
+  std::vector<double> op_lengths;
   for (const Interval& step : trace.steps) {
     const std::vector<Interval> busy = busy_within(trace.gpu, step);
     const std::vector<Interval> gaps = gaps_within(busy, step);
@@ -105,10 +106,32 @@ Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_
         sync_spans.push_back(span);
       }
     }
+    std::vector<Interval> marked;  // every line's host time in this step, for launch gaps
     for (auto& [where, line_spans] : spans) {
       for (const Interval& s : merged(std::move(line_spans))) {
         lines[where].own_idle_us_per_step += idle_during(gaps, s);
+        marked.push_back(s);
       }
+    }
+    marked = merged(std::move(marked));
+    for (size_t g = 0; g < gaps.size(); ++g) {
+      // Between two operations: not the step's head before its first, nor its tail after its last.
+      const bool between = gaps[g].start > step.start && gaps[g].end < step.end;
+      if (between && gaps[g].length() <= kLaunchGapUs) {
+        b.idle_between_launches_us += gaps[g].length() - idle_during(marked, gaps[g]);
+      }
+    }
+    std::vector<double> lengths;
+    for (const Interval& op : trace.gpu) {
+      if (op.start >= step.start && op.start < step.end) lengths.push_back(op.length());
+    }
+    b.gpu_ops += static_cast<double>(lengths.size());
+    op_lengths.insert(op_lengths.end(), lengths.begin(), lengths.end());
+    for (const DeviceCopy& copy : trace.to_device) {
+      if (copy.when.start < step.start || copy.when.start >= step.end) continue;
+      (copy.pageable ? b.pageable_copies : b.pinned_copies) += 1;
+      (copy.pageable ? b.pageable_bytes : b.pinned_bytes) += static_cast<double>(copy.bytes);
+      (copy.pageable ? b.pageable_copy_us : b.pinned_copy_us) += copy.when.length();
     }
     b.step_us += step.length();
     b.gpu_busy_us += busy_us;
@@ -121,8 +144,15 @@ Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_
   const double n = static_cast<double>(trace.steps.size());
   b.steps = static_cast<int>(trace.steps.size());
   for (double* v : {&b.step_us, &b.gpu_busy_us, &b.gpu_idle_us, &b.idle_waiting_for_data_us,
-                    &b.idle_host_work_us, &b.sync_wait_us, &host_rest_us}) {
+                    &b.idle_host_work_us, &b.sync_wait_us, &host_rest_us,
+                    &b.idle_between_launches_us, &b.gpu_ops, &b.pageable_copies, &b.pageable_bytes,
+                    &b.pageable_copy_us, &b.pinned_copies, &b.pinned_bytes, &b.pinned_copy_us}) {
     *v /= n;
+  }
+  if (!op_lengths.empty()) {
+    std::nth_element(op_lengths.begin(), op_lengths.begin() + op_lengths.size() / 2,
+                     op_lengths.end());
+    b.median_gpu_op_us = op_lengths[op_lengths.size() / 2];
   }
   b.unprofiled_step_us = unprofiled_step_us.value_or(b.step_us);
   const double overhead = std::max(0.0, b.step_us - b.unprofiled_step_us);
@@ -146,7 +176,7 @@ Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_
   for (auto& [where, line] : lines) {
     if (line.kind == HostWait::Kind::Data) {
       line.saving_us_per_step = std::max(0.0, std::min(line.gpu_idle_us_per_step * idle_scale,
-                                                        b.unprofiled_step_us - b.gpu_busy_us));
+                                                       b.unprofiled_step_us - b.gpu_busy_us));
     } else if (group.lines.size() == 1) {
       line.saving_us_per_step = group.saving_us_per_step;
     } else {

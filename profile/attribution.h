@@ -39,7 +39,20 @@ struct StepBreakdown {
   double idle_waiting_for_data_us = 0;  // idle while the host waited for the next batch
   double idle_host_work_us = 0;         // the rest of the idle: the host busy with its own work
   double sync_wait_us = 0;              // host time spent waiting for the GPU
+  // Of the host's idle share: short gaps between one GPU operation and the next, outside the
+  // marked lines, where the GPU waits for the host to launch its next operation.
+  double idle_between_launches_us = 0;
+  double gpu_ops = 0;  // kernels, copies and memsets a step
+  double median_gpu_op_us = 0;
+  // Copies to the GPU a step, from pageable and from pinned host memory.
+  double pageable_copies = 0, pageable_bytes = 0, pageable_copy_us = 0;
+  double pinned_copies = 0, pinned_bytes = 0, pinned_copy_us = 0;
 };
+
+// Gaps between GPU operations up to this long, with the host busy elsewhere than in a marked
+// line, are launch gaps: the GPU finished its last operation before the host had queued the
+// next. Longer ones are the host's other work (Python, the loss's bookkeeping).
+constexpr double kLaunchGapUs = 100;
 
 struct LineCost {
   SourceLine where;

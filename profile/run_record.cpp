@@ -176,7 +176,16 @@ std::optional<Trace> read_trace(std::string_view text, std::string* error) {
     const Interval when{start, start + number_field(event, "dur")};
     if (category == "kernel" || category == "gpu_memcpy" || category == "gpu_memset") {
       trace.gpu.push_back(when);
-      if (category == "gpu_memcpy") copies[correlation_of(event)] = name;
+      if (category == "gpu_memcpy") {
+        copies[correlation_of(event)] = name;
+        // "Memcpy HtoD (Pageable -> Device)", "Memcpy HtoD (Pinned -> Device)".
+        if (name.find("HtoD") != std::string::npos) {
+          const auto args = event.find("args");
+          trace.to_device.push_back(
+              {when, args != event.end() ? static_cast<int64_t>(number_field(*args, "bytes")) : 0,
+               name.find("Pageable") != std::string::npos});
+        }
+      }
     } else if (category == "cpu_op") {
       ops.push_back({thread_of(event), when, name});
     } else if (category == "user_annotation") {
@@ -207,6 +216,8 @@ std::optional<Trace> read_trace(std::string_view text, std::string* error) {
             [](const Interval& a, const Interval& b) { return a.start < b.start; });
   std::sort(trace.gpu.begin(), trace.gpu.end(),
             [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  std::sort(trace.to_device.begin(), trace.to_device.end(),
+            [](const DeviceCopy& a, const DeviceCopy& b) { return a.when.start < b.when.start; });
   std::sort(blocking.begin(), blocking.end(), by_start);
   std::sort(ops.begin(), ops.end(), by_start);
   std::sort(marks.begin(), marks.end(),

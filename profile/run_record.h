@@ -67,10 +67,18 @@ struct HostWait {
   SyncCause cause = SyncCause::Unknown;
 };
 
+// A copy from the host to the GPU, as the GPU ran it.
+struct DeviceCopy {
+  Interval when;
+  int64_t bytes = 0;
+  bool pageable = false;  // from pageable memory: the host waits for it, and it cannot overlap
+};
+
 struct Trace {
-  std::vector<Interval> steps;  // the shim's step marks, in order
-  std::vector<Interval> gpu;    // kernels, copies and memsets, sorted by start
-  std::vector<HostWait> waits;  // on the thread that ran the steps, sorted by start
+  std::vector<Interval> steps;        // the shim's step marks, in order
+  std::vector<Interval> gpu;          // kernels, copies and memsets, sorted by start
+  std::vector<DeviceCopy> to_device;  // host-to-device copies, sorted by start
+  std::vector<HostWait> waits;        // on the thread that ran the steps, sorted by start
 };
 
 // Both return nullopt and say why in `error` when the text is not what the shim writes.

@@ -90,5 +90,18 @@ TEST(ProfileAttribution, ChargesDataWaitsWithTheGpuIdleDuringThem) {
   EXPECT_FALSE(a.syncs);
 }
 
+// Ten 20 us kernels 30 us apart, then the host's own 500 us: the nine gaps between kernels are
+// launch gaps, except the one a marked line holds; the tail after the last kernel is not.
+TEST(ProfileAttribution, ShortGapsBetweenGpuOperationsAreLaunchGaps) {
+  Trace t;
+  t.steps.push_back({0, 1000});
+  for (int k = 0; k < 10; ++k) t.gpu.push_back({50.0 * k, 50.0 * k + 20});
+  t.waits.push_back(sync_at(45, 70, 100));  // holds the gap after the second kernel
+  const Attribution a = attribute(t);
+  EXPECT_DOUBLE_EQ(a.breakdown.gpu_ops, 10);
+  EXPECT_DOUBLE_EQ(a.breakdown.median_gpu_op_us, 20);
+  EXPECT_DOUBLE_EQ(a.breakdown.idle_between_launches_us, 8 * 30);
+}
+
 }  // namespace
 }  // namespace gpulint::profile

@@ -73,5 +73,17 @@ TEST(RecordedTrace, TrainWaitsForItsBatchesAtTheLoopAndSyncsAtFiveLines) {
   EXPECT_EQ(a.syncs->lines.size(), 5u);
 }
 
+// examples/train.py copies its batch, its labels and a label tensor it built on the CPU to the
+// GPU every step, from pageable memory; the four-sync loop copies nothing to the GPU.
+TEST(RecordedTrace, CopiesToTheGpuAreCountedByTheMemoryTheyComeFrom) {
+  const Attribution train = attributed("train");
+  EXPECT_DOUBLE_EQ(train.breakdown.pageable_copies, 3);
+  EXPECT_DOUBLE_EQ(train.breakdown.pageable_bytes, 789504);  // 64 x 3 x 32 x 32 floats, and more
+  EXPECT_DOUBLE_EQ(train.breakdown.pinned_copies, 0);
+  const Attribution four = attributed("four_syncs");
+  EXPECT_DOUBLE_EQ(four.breakdown.pageable_copies + four.breakdown.pinned_copies, 0);
+  EXPECT_GT(four.breakdown.gpu_ops, 50);
+}
+
 }  // namespace
 }  // namespace gpulint::profile
