@@ -351,12 +351,10 @@ LintResult Session::lint(const std::vector<std::string>& paths,
 }
 
 void Session::lint_dirty() {
-  std::vector<std::string> paths = workspace_.context_files();
   std::map<std::string, std::string> texts;
-  for (const auto& [uri, doc] : documents_) {
-    paths.push_back(doc.path);
-    texts[doc.path] = doc.text;
-  }
+  for (const auto& [uri, doc] : documents_) texts[doc.path] = doc.text;
+  std::vector<std::string> paths = workspace_.context_for(texts);
+  for (const auto& [path, text] : texts) paths.push_back(path);
   std::sort(paths.begin(), paths.end());
   paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
   LintOptions options;

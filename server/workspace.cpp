@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "analyzer/core/language.h"
 #include "cli/output.h"
@@ -24,6 +27,42 @@ int hex_digit(char c) {
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
+}
+
+// The names an import statement mentions: every dotted component of `import a.b as c` and
+// `from .a.b import c, d`, so that a module is found whoever names it and however.
+std::vector<std::string> imported_names(std::string_view text) {
+  std::vector<std::string> names;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t eol = text.find('\n', at);
+    if (eol == std::string_view::npos) eol = text.size();
+    std::string_view line = text.substr(at, eol - at);
+    at = eol + 1;
+    const size_t indent = line.find_first_not_of(" \t");
+    if (indent == std::string_view::npos) continue;
+    line.remove_prefix(indent);
+    if (!line.starts_with("import ") && !line.starts_with("from ")) continue;
+    std::string word;
+    for (char c : line) {
+      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+        word += c;
+        continue;
+      }
+      if (c == '#') break;
+      if (!word.empty() && word != "import" && word != "from" && word != "as")
+        names.push_back(word);
+      word.clear();
+    }
+    if (!word.empty() && word != "import") names.push_back(word);
+  }
+  return names;
+}
+
+// A file's name as a module: its stem, or its package's name for an __init__.py.
+std::string module_name(const std::string& path) {
+  const fs::path p(path);
+  return p.stem() == "__init__" ? p.parent_path().filename().string() : p.stem().string();
 }
 
 }  // namespace
@@ -62,22 +101,46 @@ void Workspace::set_root(std::string root) {
   files_.reset();
 }
 
-const std::vector<std::string>& Workspace::context_files() {
+const std::vector<Workspace::File>& Workspace::files() {
   if (!files_) {
     files_.emplace();
     try {
       Project project({});
       WalkResult walked = project.walk(root_);
-      for (std::string& file : walked.files) {
-        if (language_of(file) == Language::Python) files_->push_back(std::move(file));
+      if (walked.files.size() <= kMaxContextFiles) {
+        for (std::string& path : walked.files) {
+          if (language_of(path) != Language::Python) continue;
+          std::ifstream in(path, std::ios::binary);
+          const std::string text((std::istreambuf_iterator<char>(in)),
+                                 std::istreambuf_iterator<char>());
+          files_->push_back({std::move(path), imported_names(text)});
+        }
       }
     } catch (const std::exception&) {
       // A broken configuration: each document is linted on its own, and the lint says why.
       files_->clear();
     }
-    if (files_->size() > kMaxContextFiles) files_->clear();
   }
   return *files_;
+}
+
+std::vector<std::string> Workspace::context_for(
+    const std::map<std::string, std::string>& documents) {
+  std::set<std::string> names_of_documents, names_imported;
+  for (const auto& [path, text] : documents) {
+    names_of_documents.insert(module_name(path));
+    for (std::string& name : imported_names(text)) names_imported.insert(std::move(name));
+  }
+  std::vector<std::string> out;
+  for (const File& file : files()) {
+    const bool imports_a_document =
+        std::any_of(file.imports.begin(), file.imports.end(),
+                    [&](const std::string& name) { return names_of_documents.contains(name); });
+    if (imports_a_document || names_imported.contains(module_name(file.path))) {
+      out.push_back(file.path);
+    }
+  }
+  return out;
 }
 
 std::unique_ptr<ResultCache> Workspace::open_cache() const {

@@ -24,9 +24,11 @@ class Workspace {
   void set_root(std::string root);  // empty: the working directory
   const std::string& root() const { return root_; }
 
-  // The workspace's Python files, walked once until forget_files(). Empty for a workspace
-  // too large to read at every keystroke (a home directory opened by mistake).
-  const std::vector<std::string>& context_files();
+  // The workspace's Python files that bear on these documents (path, text): those that import
+  // one of them, and those one of them imports, matched by module name, so that a keystroke
+  // lints a handful of files and not the whole workspace. The engine resolves the imports
+  // exactly among them. The workspace is read once, until forget_files().
+  std::vector<std::string> context_for(const std::map<std::string, std::string>& documents);
   void forget_files() {
     files_.reset();
     texts_.clear();
@@ -45,7 +47,12 @@ class Workspace {
 
  private:
   std::string root_;
-  std::optional<std::vector<std::string>> files_;
+  struct File {
+    std::string path;
+    std::vector<std::string> imports;  // the names its import statements mention
+  };
+  const std::vector<File>& files();
+  std::optional<std::vector<File>> files_;
   std::filesystem::file_time_type costs_time_{};
   std::map<std::string, std::string> costs_;  // code -> summary
   std::map<std::string, std::string> texts_;

@@ -2,11 +2,15 @@
 that answers it, on a 1,000-line training script, against a one-shot `gpulint check` of the same
 text through standard input, taken in turns.
 
-    python3 bench/server/latency.py BUILD/gpulint [EDITS (200)]
+    python3 bench/server/latency.py BUILD/gpulint [EDITS (200)] [WORKSPACE]
+
+With WORKSPACE, the script is edited inside a copy of that directory, whose Python files the
+server reads for cross-module context at every lint.
 """
 
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -77,8 +81,12 @@ class Server:
 def main():
     gpulint = os.path.abspath(sys.argv[1])
     edits = int(sys.argv[2]) if len(sys.argv) > 2 else 200
+    workspace = sys.argv[3] if len(sys.argv) > 3 else None
     text = script()
     with tempfile.TemporaryDirectory() as tmp:
+        if workspace:
+            shutil.copytree(workspace, os.path.join(tmp, "workspace"), symlinks=True)
+            tmp = os.path.join(tmp, "workspace")
         path = os.path.join(tmp, "train.py")
         open(path, "w").write(text)
         uri = "file://" + path
