@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "server/text_positions.h"
 #include "tests/server/lsp_client.h"
@@ -16,20 +17,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kTrain = R"(import torch
-from torch.utils.data import DataLoader
-
-
-def main(dataset, model, optimizer):
-    loader = DataLoader(dataset, batch_size=64, shuffle=True, num_workers=4)
-    for x, y in loader:
-        x = x.cuda()
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = model(x).sum()
-        loss.backward()
-        optimizer.step()
-        print(loss.item())
-)";
+// The training script both this test and the Neovim test edit (tests/server/train.py).
+const std::string kTrain = [] {
+  std::ifstream in(GPULINT_SOURCE_DIR "/tests/server/train.py");
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}();
 
 class ServerSession : public ::testing::Test {
  protected:

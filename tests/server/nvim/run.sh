@@ -7,7 +7,7 @@ gpulint=$1
 command -v nvim >/dev/null 2>&1 || { echo "nvim is not installed (apt-get install neovim)"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp "$here/train.py" "$work/train.py"
+cp "$here/../train.py" "$work/train.py"
 GPULINT_BINARY=$gpulint GPULINT_WORKDIR=$work GPULINT_RESULT=$work/result.txt \
   timeout 120 nvim --headless --clean -n -c "luafile $here/lsp_test.lua" >"$work/nvim.log" 2>&1 || true
 cat "$work/result.txt" 2>/dev/null || { echo "Neovim left no result"; cat "$work/nvim.log"; exit 1; }
@@ -21,5 +21,5 @@ check "line:     loader = DataLoader(dataset, batch_size=64, shuffle=True, num_w
 check "GL202 gone after the edit"
 check "hover: **GL101** (item-in-loop)"
 # The file on disk is the user's: the edit is in the buffer, unsaved.
-cmp -s "$here/train.py" "$work/train.py" || { echo "the file on disk was changed"; fail=1; }
+cmp -s "$here/../train.py" "$work/train.py" || { echo "the file on disk was changed"; fail=1; }
 exit $fail
