@@ -100,6 +100,7 @@ class Session {
   void reply_error(const Json& id, int code, const std::string& message);
 
   Json initialize(const Json& params);
+  void watch_files();
   void open(const Json& params);
   void change(const Json& params);
   void close(const Json& params);
@@ -120,7 +121,8 @@ class Session {
   bool initialized_ = false;
   bool shut_down_ = false;
   bool exit_ = false;
-  bool push_ = true;  // publish diagnostics, unless the client pulls them
+  bool push_ = true;        // publish diagnostics, unless the client pulls them
+  bool can_watch_ = false;  // the client watches files for us when asked
   Encoding encoding_ = Encoding::Utf16;
   Workspace workspace_;
   std::map<std::string, Document> documents_;  // by URI
@@ -206,7 +208,10 @@ void Session::handle(const std::string& body) {
 
 Json Session::dispatch(const std::string& method, const Json& params) {
   if (method == "initialize") return initialize(params);
-  if (method == "initialized") return nullptr;
+  if (method == "initialized") {
+    watch_files();
+    return nullptr;
+  }
   if (method == "shutdown") {
     shut_down_ = true;
     return nullptr;
@@ -247,6 +252,9 @@ Json Session::initialize(const Json& params) {
     encoding_ = Encoding::Utf8;
   }
   push_ = !field(field(capabilities, "textDocument"), "diagnostic").is_object();
+  const Json& watched = field(field(capabilities, "workspace"), "didChangeWatchedFiles");
+  can_watch_ = field(watched, "dynamicRegistration").is_boolean() &&
+               field(watched, "dynamicRegistration").get<bool>();
   std::string root;
   if (const Json& folders = field(params, "workspaceFolders");
       folders.is_array() && !folders.empty()) {
@@ -270,6 +278,24 @@ Json Session::initialize(const Json& params) {
              {{"codeActionKinds", {"quickfix", kFixAllKind}}, {"resolveProvider", false}}},
             {"hoverProvider", true}}},
           {"serverInfo", {{"name", "gpulint"}, {"version", GPULINT_VERSION}}}};
+}
+
+// Asks a client that can watch files to tell of changes to Python files and configuration
+// made outside it (a `git checkout`, another editor); others rescan on save.
+void Session::watch_files() {
+  if (!can_watch_) return;
+  Json watchers = Json::array();
+  for (const char* glob : {"**/*.py", "**/pyproject.toml", "**/.gpulint.toml"}) {
+    watchers.push_back({{"globPattern", glob}});
+  }
+  send({{"jsonrpc", "2.0"},
+        {"id", "gpulint-watch-files"},
+        {"method", "client/registerCapability"},
+        {"params",
+         {{"registrations",
+           {{{"id", "gpulint-watched-files"},
+             {"method", "workspace/didChangeWatchedFiles"},
+             {"registerOptions", {{"watchers", watchers}}}}}}}}});
 }
 
 void Session::open(const Json& params) {

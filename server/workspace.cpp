@@ -99,6 +99,9 @@ void Workspace::set_root(std::string root) {
   std::error_code ec;
   root_ = root.empty() ? fs::current_path(ec).string() : std::move(root);
   files_.reset();
+  // Where `check` would run: a compile database under build/ is found from here, whatever
+  // directory the editor started the server in. Every path the server uses is absolute.
+  fs::current_path(root_, ec);
 }
 
 const std::vector<Workspace::File>& Workspace::files() {

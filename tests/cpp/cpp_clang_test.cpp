@@ -223,6 +223,21 @@ TEST(CppClang, AFileAloneInItsRunParsesWhole) {
   EXPECT_TRUE(resolves_synchronize(*r));
 }
 
+// Standard input and an editor's unsaved buffer: Clang analyses the text it is given, not
+// what the path holds on disk.
+TEST(CppClang, TheTextGivenIsAnalysedNotTheFileOnDisk) {
+  TempDir dir;
+  const std::vector<fs::path> files = copies(dir.path(), "resolved_names.cpp", 1);
+  const std::string text = read_file(files.front());
+  std::ofstream(files.front(), std::ios::trunc) << "int unrelated() { return 0; }\n";
+  DatabaseDir database(dir.path());
+  cpp::plan_clang_run({files.front().string()});
+  const auto r = cpp::resolve_with_clang(files.front().string(), text);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->error, "");
+  EXPECT_TRUE(resolves_synchronize(*r));
+}
+
 // Callers that announce nothing (lint_source, a test): the second file builds the PCH.
 TEST(CppClang, UnannouncedFilesShareThePchFromTheSecondOn) {
   TempDir dir;

@@ -113,6 +113,30 @@ TEST_F(ServerSession, Utf8PositionsWhenTheClientOffersThem) {
   EXPECT_EQ(reply["result"]["capabilities"]["positionEncoding"], "utf-8");
 }
 
+// A client that can watch files is asked to, once initialized; its answer needs no reply.
+TEST_F(ServerSession, AClientThatWatchesFilesIsAskedTo) {
+  client_->initialize(
+      uri(""), {{"workspace", {{"didChangeWatchedFiles", {{"dynamicRegistration", true}}}}}});
+  const std::optional<Json> asked = client_->next();
+  ASSERT_TRUE(asked);
+  EXPECT_EQ((*asked)["method"], "client/registerCapability");
+  const Json& registration = (*asked)["params"]["registrations"][0];
+  EXPECT_EQ(registration["method"], "workspace/didChangeWatchedFiles");
+  EXPECT_EQ(registration["registerOptions"]["watchers"][0]["globPattern"], "**/*.py");
+  client_->send({{"jsonrpc", "2.0"}, {"id", (*asked)["id"]}, {"result", nullptr}});
+  // A file created outside the editor and announced: it is read for context.
+  const std::string helper = "def log_loss(loss):\n    return loss.item()\n";
+  EXPECT_TRUE(open("helper.py", helper)["diagnostics"].empty());
+  write("train.py",
+        "import torch\nfrom helper import log_loss\n\n\n"
+        "def fit(model, loader, optimizer):\n    for x in loader:\n"
+        "        loss = model(x.cuda()).sum()\n        loss.backward()\n"
+        "        optimizer.step()\n        log_loss(loss)\n");
+  client_->notify("workspace/didChangeWatchedFiles",
+                  {{"changes", Json::array({{{"uri", uri("train.py")}, {"type", 1}}})}});
+  EXPECT_EQ(codes(client_->published(uri("helper.py"))), (std::vector<std::string>{"GL101"}));
+}
+
 TEST_F(ServerSession, OpeningPublishesTheFindingsOfTheUnsavedText) {
   write("train.py", "print('saved text has no loop')\n");
   client_->initialize(uri(""));

@@ -381,6 +381,7 @@ std::optional<Resolution> resolve(const std::string& path, std::string_view text
   const std::string pch = shared_preamble(
       file.string(), std::string(text), adjust(found.commands.front().CommandLine, file.string()));
   OneFile db(std::move(found.commands));
+  const std::string file_name = file.string();
   auto run = [&](const std::string& with_pch) {
     // A file system of its own: ClangTool enters each command's directory, and on the process's
     // file system that is a chdir, under every other worker of the run opening relative paths.
@@ -389,7 +390,8 @@ std::optional<Resolution> resolve(const std::string& path, std::string_view text
                                    llvm::vfs::createPhysicalFileSystem());
     tool.appendArgumentsAdjuster(adjust);
     // The text analysed, not what the path holds on disk: standard input, an editor's buffer.
-    tool.mapVirtualFile(file.string(), text);
+    // ClangTool keeps both as references: `file_name` and `text` outlive the run.
+    tool.mapVirtualFile(file_name, text);
     if (!with_pch.empty()) {
       tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
           {"-include-pch", with_pch}, clang::tooling::ArgumentInsertPosition::END));
