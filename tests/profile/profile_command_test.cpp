@@ -7,8 +7,10 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "machine/process.h"
+#include "profile/run_record.h"
 
 namespace gpulint {
 namespace {
@@ -172,6 +174,22 @@ TEST_F(ProfileCommand, EachRankIsReportedAndTheSlowestNamed) {
   EXPECT_NE(run.err.find("rank 0: 3 steps profiled"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("rank 1: 3 steps profiled"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("slowest: rank 1 at"), std::string::npos) << run.err;
+}
+
+// The profiler starts a step before the window, so the GPU work the window's first step runs,
+// launched in the step before it, is in the trace.
+TEST_F(ProfileCommand, TheProfilerStartsAStepAheadOfTheWindow) {
+  if (!python_present()) GTEST_SKIP() << "python3 is not installed";
+  const fs::path kept = dir_ / "kept";
+  ASSERT_EQ(profile_stub({"--keep", kept.string()}).code, 0);
+  std::ifstream in(kept / "trace-rank0.json");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string error;
+  const std::optional<profile::Trace> trace = profile::read_trace(text, &error);
+  ASSERT_TRUE(trace) << error;
+  ASSERT_FALSE(trace->gpu.empty());
+  EXPECT_LT(trace->gpu.front().start, trace->steps.front().start);
+  EXPECT_EQ(trace->steps.size(), 3u);
 }
 
 // torchrun's launcher imports torch too, takes no step, and has no RANK: it must not write over
