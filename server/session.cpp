@@ -305,6 +305,13 @@ void Session::open(const Json& params) {
   const std::string uri = uri_from(params);
   Document& doc = documents_[uri];
   doc.path = path_of_uri(uri);
+  // An unsaved buffer ("untitled:Untitled-1") or a script without an extension: the editor's
+  // language decides, through the name it is linted under.
+  if (!language_of(doc.path)) {
+    const Json& language = field(item, "languageId");
+    if (language == "python") doc.path += ".py";
+    if (language == "cpp" || language == "cuda-cpp") doc.path += ".cpp";
+  }
   doc.text = text.get<std::string>();
   doc.version =
       field(item, "version").is_number_integer() ? field(item, "version").get<int64_t>() : 0;

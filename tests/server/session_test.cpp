@@ -314,6 +314,20 @@ def fit(model, loader, optimizer):
   EXPECT_EQ(related[0]["location"]["range"]["start"]["line"], 11);
 }
 
+// A buffer never saved, and a script without an extension: linted in the editor's language.
+TEST_F(ServerSession, UntitledBuffersAreLintedInTheirLanguage) {
+  client_->initialize(uri(""));
+  for (const std::string& doc_uri : {std::string("untitled:Untitled-1"), uri("train")}) {
+    client_->notify(
+        "textDocument/didOpen",
+        {{"textDocument",
+          {{"uri", doc_uri}, {"languageId", "python"}, {"version", 1}, {"text", kTrain}}}});
+    EXPECT_EQ(codes(client_->published(doc_uri)),
+              (std::vector<std::string>{"GL101", "GL104", "GL202"}))
+        << doc_uri;
+  }
+}
+
 TEST_F(ServerSession, ATextThatDoesNotParseStillGetsItsFindings) {
   client_->initialize(uri(""));
   std::string text = kTrain;
