@@ -60,6 +60,26 @@ TEST_F(VerifyCommand, TableListsFiguresAndCostsAndWarnsOfFailedExperiments) {
       << r.err;
 }
 
+// The costs are kept in the cache directory, where `gpulint server` reads them for its hover.
+TEST_F(VerifyCommand, CostsAreKeptForTheEditor) {
+  ASSERT_EQ(run({"verify", "--rules", "GL101,GL202"}, fake_verifier(sample(), 0)).status, 0);
+  const fs::path cache = work_ / ".gpulint_cache";
+  EXPECT_TRUE(fs::exists(cache / ".gitignore"));
+  std::string kept;
+  for (const auto& entry : fs::directory_iterator(cache)) {
+    if (entry.is_directory()) kept = slurp(entry.path() / "costs.json");
+  }
+  EXPECT_NE(kept.find("\"device\": \"NVIDIA Test GPU"), std::string::npos) << kept;
+  EXPECT_NE(kept.find("\"code\": \"GL101\""), std::string::npos) << kept;
+  EXPECT_NE(kept.find("+20.0 us/step"), std::string::npos) << kept;
+  // Elsewhere, through GPULINT_CACHE_DIR.
+  ASSERT_EQ(run({"verify", "--rules", "GL101"},
+                fake_verifier(sample(), 0) + " GPULINT_CACHE_DIR=" + quote((work_ / "c").string()))
+                .status,
+            0);
+  EXPECT_TRUE(fs::exists(work_ / "c" / ".gitignore"));
+}
+
 TEST_F(VerifyCommand, RulesWithoutExperimentsAreAUsageError) {
   const Result r = run({"verify", "--rules", "GL502"}, fake_verifier(sample(), 0));
   EXPECT_EQ(r.status, 2);
