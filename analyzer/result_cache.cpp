@@ -1,5 +1,7 @@
 #include "analyzer/result_cache.h"
 
+#include <fmt/format.h>
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -218,6 +220,22 @@ void ResultCache::store(const std::string& key, const FileOutcome& outcome) {
   std::string encoded = encode(outcome);
   std::lock_guard lock(mutex_);
   kept_.insert_or_assign(key, std::move(encoded));
+}
+
+std::string cache_dir(const std::string& option) {
+  if (!option.empty()) return option;
+  const char* env = std::getenv("GPULINT_CACHE_DIR");
+  return env != nullptr && *env != '\0' ? env : ".gpulint_cache";
+}
+
+std::string build_id() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  const auto size = std::filesystem::file_size(exe, ec);
+  const auto time = std::filesystem::last_write_time(exe, ec);
+  if (ec) return {};
+  return fmt::format("{}:{}", size, time.time_since_epoch().count());
 }
 
 std::string make_cache_directory(const std::filesystem::path& versioned) {

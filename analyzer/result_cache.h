@@ -17,6 +17,15 @@
 
 namespace gpulint {
 
+// Where results are cached: `option` (--cache-dir) when given, else $GPULINT_CACHE_DIR, else
+// .gpulint_cache in the working directory.
+std::string cache_dir(const std::string& option);
+// What `gpulint verify` keeps of its costs in the cache directory's versioned folder, for the
+// language server's hover.
+constexpr const char* kCostsFile = "costs.json";
+// The running binary's size and modification time: a rebuilt gpulint starts a cold cache.
+std::string build_id();
+
 // Creates a cache directory's versioned folder (DIR/VERSION); a DIR that gpulint creates gets a
 // .gitignore that ignores it. Returns what went wrong, or an empty string.
 std::string make_cache_directory(const std::filesystem::path& versioned);

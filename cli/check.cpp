@@ -18,16 +18,16 @@
 
 #include "analyzer/core/config.h"
 #include "analyzer/core/libgit2.h"
+#include "analyzer/core/project.h"
 #include "analyzer/core/selection.h"
 #include "analyzer/core/walker.h"
 #include "analyzer/cpp/front_end.h"
 #include "analyzer/engine.h"
 #include "analyzer/fixes/apply.h"
+#include "analyzer/fixes/fix_rounds.h"
 #include "analyzer/report/report.h"
 #include "cli/clang_progress.h"
-#include "cli/fix.h"
 #include "cli/output.h"
-#include "cli/project.h"
 #include "cli/subcommand.h"
 #include "rules/registry.h"
 
@@ -232,7 +232,7 @@ int check_project(const CheckOptions& options, Project& project) {
   const bool fixed_to_stdout = from_stdin && (options.fix || options.fix_only) && !options.diff;
   std::string stdin_text = fixed_to_stdout ? lint.texts.begin()->second : std::string();
   if (options.fix || options.fix_only || options.diff) {
-    FixRun run = fix_files(files, lint, std::move(result), options.unsafe_fixes);
+    FixRun run = fix_files(files, lint, std::move(result), options.unsafe_fixes, all_rules());
     progress.reset();
     result = keep_reported(std::move(run.remaining), reported);
     for (const std::string& path : run.refused)
@@ -330,7 +330,7 @@ int run_check(const CheckOptions& options) {
       throw std::invalid_argument("--statistics prints a text table; leave out --output-format " +
                                   options.format);
     }
-    Project project(project_options(options));
+    Project project(all_rules(), project_options(options));
     if (options.show_settings) return show_settings(project, options);
     return check_project(options, project);
   } catch (const ConfigError& e) {

@@ -134,36 +134,6 @@ std::string source_root() {
   return ec ? "/" : cwd.string();
 }
 
-std::string cache_dir(const std::string& option) {
-  if (!option.empty()) return option;
-  const char* env = std::getenv("GPULINT_CACHE_DIR");
-  return env != nullptr && *env != '\0' ? env : ".gpulint_cache";
-}
-
-std::string build_id() {
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  const auto size = std::filesystem::file_size(exe, ec);
-  const auto time = std::filesystem::last_write_time(exe, ec);
-  if (ec) return {};
-  return fmt::format("{}:{}", size, time.time_since_epoch().count());
-}
-
-std::string explain_text(const RuleInfo& info) {
-  const std::string_view default_label = info.default_on ? "on" : "opt-in";
-  std::string text = fmt::format("# {} ({})\n\n{}\n\nFamily: {}. Default: {}.", info.name,
-                                 info.code, info.summary, info.family, default_label);
-  if (!info.default_on) text += fmt::format(" Enable it with `--select {}`.", info.code);
-  text += "\n";
-  if (!info.help.empty()) text += fmt::format("Fix: {}\n", info.help);
-  if (!info.help_cpp.empty()) text += fmt::format("Fix in C++: {}\n", info.help_cpp);
-  if (!info.docs.empty()) text += fmt::format("\n{}\n", info.docs);
-  // Docs written as a raw string often end in a newline already; print exactly one.
-  while (text.ends_with("\n\n")) text.pop_back();
-  return text;
-}
-
 std::string render_findings(std::string_view format, const std::vector<Diagnostic>& diagnostics,
                             const ReportSummary& summary) {
   if (format == "json") return render_json(diagnostics, summary, GPULINT_VERSION);

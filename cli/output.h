@@ -37,18 +37,6 @@ bool write_atomically(const std::string& path, std::string_view bytes);
 std::vector<RuleInfo> rule_infos();
 std::string source_root();
 
-// Where results are cached: `option` (--cache-dir) when given, else $GPULINT_CACHE_DIR, else
-// .gpulint_cache in the working directory.
-std::string cache_dir(const std::string& option);
-// What `gpulint verify` keeps of its costs in the cache directory's versioned folder, for the
-// language server's hover.
-constexpr const char* kCostsFile = "costs.json";
-// The running binary's size and modification time: a rebuilt gpulint starts a cold cache.
-std::string build_id();
-
-// A rule's documentation, as `gpulint explain` prints it (Markdown).
-std::string explain_text(const RuleInfo& info);
-
 // Findings as `verify` and `profile` print them: "json", "sarif", "github", or text without
 // colour for anything else.
 std::string render_findings(std::string_view format, const std::vector<Diagnostic>& diagnostics,

@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/core/project.h"
 #include "analyzer/core/walker.h"
 #include "analyzer/engine.h"
 #include "analyzer/report/report.h"
 #include "cli/output.h"
-#include "cli/project.h"
 #include "cli/subcommand.h"
 #include "machine/process.h"
 #include "profile/attribution.h"
@@ -450,7 +450,7 @@ int run_profile(const ProfileOptions& options) {
     plotted = write_atomically(options.plot, profile::timeline_svg(plot));
   }
 
-  Project project({});
+  Project project(all_rules(), {});
   std::vector<std::string> files = observed_files(ranks);
   project.resolve(files);
   LintOptions lint;

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "analyzer/report/explain.h"
 #include "cli/output.h"
 #include "cli/subcommand.h"
 #include "rules/registry.h"

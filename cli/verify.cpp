@@ -26,12 +26,12 @@
 #include <vector>
 
 #include "analyzer/core/config.h"
+#include "analyzer/core/project.h"
 #include "analyzer/core/selection.h"
 #include "analyzer/engine.h"
-#include "analyzer/result_cache.h"
 #include "analyzer/report/report.h"
+#include "analyzer/result_cache.h"
 #include "cli/output.h"
-#include "cli/project.h"
 #include "cli/subcommand.h"
 #include "rules/registry.h"
 #include "verifier/harness/catalog.h"
@@ -265,7 +265,7 @@ int verify_paths(const VerifyOptions& options) {
       throw Stop{kExitError, "--select names no rule (an empty value selects nothing)"};
   }
   project_options.command_line.ignore = split_codes(options.ignore);
-  Project project(project_options);
+  Project project(all_rules(), project_options);
   std::vector<std::string> files, path_errors;
   for (const std::string& path : options.paths) {
     WalkResult walked = project.walk(path);

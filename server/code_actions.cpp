@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "analyzer/core/language.h"
-#include "cli/output.h"
+#include "analyzer/report/explain.h"
 #include "rules/registry.h"
 
 namespace gpulint::server {

@@ -14,11 +14,10 @@
 
 #include "analyzer/core/config.h"
 #include "analyzer/core/language.h"
+#include "analyzer/core/project.h"
 #include "analyzer/engine.h"
+#include "analyzer/fixes/fix_rounds.h"
 #include "analyzer/result_cache.h"
-#include "cli/fix.h"
-#include "cli/output.h"
-#include "cli/project.h"
 #include "rules/registry.h"
 #include "server/code_actions.h"
 #include "server/text_positions.h"
@@ -363,7 +362,7 @@ LintResult Session::lint(const std::vector<std::string>& paths,
   // The configuration is read afresh for every lint: an edit to pyproject.toml or
   // .gpulint.toml counts from the next keystroke, saved or not by this editor.
   try {
-    project = std::make_unique<Project>(ProjectOptions{});
+    project = std::make_unique<Project>(all_rules(), ProjectOptions{});
     project->resolve(paths);
     options.rule_set_for = [p = project.get()](const std::string& path) {
       return p->rule_set_for(path);
@@ -447,7 +446,7 @@ Json Session::code_actions(const Json& params) {
     LintOptions options;
     std::unique_ptr<Project> project;
     LintResult first = lint(paths, {{doc.path, doc.text}}, options, project);
-    FixRun run = fix_files(paths, options, std::move(first), /*unsafe=*/false);
+    FixRun run = fix_files(paths, options, std::move(first), /*unsafe=*/false, all_rules());
     const auto it = run.after.find(doc.path);
     return it == run.after.end() ? std::optional<std::string>() : it->second;
   };

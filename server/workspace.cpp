@@ -10,8 +10,8 @@
 #include <set>
 
 #include "analyzer/core/language.h"
-#include "cli/output.h"
-#include "cli/project.h"
+#include "analyzer/core/project.h"
+#include "rules/registry.h"
 
 namespace gpulint::server {
 namespace {
@@ -108,7 +108,7 @@ const std::vector<Workspace::File>& Workspace::files() {
   if (!files_) {
     files_.emplace();
     try {
-      Project project({});
+      Project project(all_rules(), {});
       WalkResult walked = project.walk(root_);
       if (walked.files.size() <= kMaxContextFiles) {
         for (std::string& path : walked.files) {

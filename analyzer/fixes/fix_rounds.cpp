@@ -1,11 +1,10 @@
-#include "cli/fix.h"
+#include "analyzer/fixes/fix_rounds.h"
 
 #include <algorithm>
 
 #include "analyzer/core/file_reading.h"
 #include "analyzer/core/rule_set.h"
 #include "analyzer/fixes/apply.h"
-#include "rules/registry.h"
 
 namespace gpulint {
 namespace {
@@ -14,21 +13,18 @@ namespace {
 constexpr int kMaxRounds = 10;
 
 // The syntax errors gpulint finds in `text` (GL000), whatever the run selects.
-size_t syntax_errors(const std::string& path, const std::string& text) {
-  static const RuleSet syntax_only = [] {
-    RuleSet set;
-    for (const Rule* rule : all_rules()) {
-      if (rule->info.kind == RuleKind::Syntax) set.rules.push_back(rule);
-    }
-    return set;
-  }();
+size_t syntax_errors(const std::string& path, const std::string& text, const RuleSet& syntax_only) {
   return lint_source(SourceFile(path, text), syntax_only).size();
 }
 
 }  // namespace
 
 FixRun fix_files(const std::vector<std::string>& files, LintOptions lint, LintResult first,
-                 bool unsafe) {
+                 bool unsafe, std::span<const Rule* const> rules) {
+  RuleSet syntax_only;
+  for (const Rule* rule : rules) {
+    if (rule->info.kind == RuleKind::Syntax) syntax_only.rules.push_back(rule);
+  }
   FixRun run;
   run.remaining = std::move(first);
   std::map<std::string, size_t> applied;  // by file
@@ -61,7 +57,7 @@ FixRun fix_files(const std::vector<std::string>& files, LintOptions lint, LintRe
   for (const auto& [path, before] : run.before) {
     const std::string& after = lint.texts[path];
     if (after == before) continue;
-    if (syntax_errors(path, after) > syntax_errors(path, before)) {
+    if (syntax_errors(path, after, syntax_only) > syntax_errors(path, before, syntax_only)) {
       run.refused.push_back(path);
       lint.texts[path] = before;
       reverted = true;

@@ -1,9 +1,10 @@
 #pragma once
 
-// `--fix`, `--unsafe-fixes`, `--diff`, `--fix-only`: fixes applied round by round to the texts
-// of a run, as Ruff applies them, and what they change.
+// Fixes applied round by round to the texts of a run, as Ruff applies them, and what they
+// change: `--fix`, `--unsafe-fixes`, `--diff`, `--fix-only`, and the language server's fix all.
 
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,8 @@ struct FixRun {
 // Applies the fixes of `first` (the findings of `files` linted with `lint`), lints the fixed
 // texts again and applies what comes back, until nothing more applies (at most ten rounds).
 // Nothing is written: the fixed texts are in the result.
+// `rules`: every rule gpulint has, whose syntax rules judge a fixed text.
 FixRun fix_files(const std::vector<std::string>& files, LintOptions lint, LintResult first,
-                 bool unsafe);
+                 bool unsafe, std::span<const Rule* const> rules);
 
 }  // namespace gpulint

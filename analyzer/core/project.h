@@ -1,16 +1,19 @@
 #pragma once
 
-// How `check` finds its files and each file's rules: config files, ignore files and the
-// command line, with the command line winning as in Ruff.
+// How `check`, `verify`, `profile` and the language server find their files and each file's
+// rules: config files, ignore files and the command line, with the command line winning as in
+// Ruff.
 
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "analyzer/core/config.h"
+#include "analyzer/core/rule.h"
 #include "analyzer/core/rule_set.h"
 #include "analyzer/core/walker.h"
 
@@ -27,7 +30,8 @@ class Project {
  public:
   // Throws ConfigError for an unreadable --config and std::invalid_argument for a selector
   // that matches no rule.
-  explicit Project(ProjectOptions options);
+  // `rules`: every rule gpulint has (the registry's table), which must outlive the project.
+  Project(std::span<const Rule* const> rules, ProjectOptions options);
 
   // Throws ConfigError for a malformed config file met on the way.
   WalkResult walk(const std::string& path);
@@ -42,6 +46,7 @@ class Project {
   std::string show_settings(const std::string& path);
 
  private:
+  std::span<const Rule* const> rules_;
   const RuleSet& rule_set(const std::string& path);
 
   ProjectOptions options_;

@@ -1,11 +1,9 @@
-#include "cli/project.h"
+#include "analyzer/core/project.h"
 
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <system_error>
-
-#include "rules/registry.h"
 
 namespace gpulint {
 namespace fs = std::filesystem;
@@ -35,9 +33,9 @@ std::string list(const std::vector<PathGlob>& globs) {
 
 }  // namespace
 
-Project::Project(ProjectOptions options)
-    : options_(std::move(options)), configs_(all_rules(), as_path(options_.config)) {
-  Selection::resolve(all_rules(), {options_.command_line});  // names a bad selector now
+Project::Project(std::span<const Rule* const> rules, ProjectOptions options)
+    : rules_(rules), options_(std::move(options)), configs_(rules_, as_path(options_.config)) {
+  Selection::resolve(rules_, {options_.command_line});  // names a bad selector now
 }
 
 WalkResult Project::walk(const std::string& path) {
@@ -68,7 +66,7 @@ const RuleSet& Project::rule_set(const std::string& path) {
   if (found == rule_sets_.end()) {
     found = rule_sets_
                 .emplace(std::move(key),
-                         resolve_rule_set(all_rules(), config, options_.command_line, absolute))
+                         resolve_rule_set(rules_, config, options_.command_line, absolute))
                 .first;
   }
   return found->second;
