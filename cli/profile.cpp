@@ -197,13 +197,13 @@ std::string render_rank(const RankRecord& rank) {
         "between them: {} a step{}\n",
         b.gpu_ops, b.median_gpu_op_us, profile::kLaunchGapUs / 1000, ms(b.idle_between_launches_us),
         launch_bound ? ": launch-bound, fewer and larger kernels would help (torch.compile, "
-                       "GL508; foreach optimizers, GL507; larger batches, GL206)"
+                       "foreach optimizers, larger batches)"
                      : "");
   }
   if (b.pageable_copies + b.pinned_copies > 0) {
     out += fmt::format(
         "    copies to the GPU a step: {:.1f} from pageable memory ({:.2f} MB, {} on the GPU; "
-        "each blocks the host: GL202, GL204), {:.1f} from pinned ({:.2f} MB, {})\n",
+        "each blocks the host: pin the loader's memory), {:.1f} from pinned ({:.2f} MB, {})\n",
         b.pageable_copies, b.pageable_bytes / 1e6, ms(b.pageable_copy_us), b.pinned_copies,
         b.pinned_bytes / 1e6, ms(b.pinned_copy_us));
   }

@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/core/config.h"
 #include "analyzer/core/language.h"
 #include "analyzer/core/project.h"
 #include "analyzer/engine.h"
