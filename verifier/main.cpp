@@ -18,6 +18,7 @@
 #include "verifier/experiments/cuda_util.h"
 #include "verifier/experiments/experiment.h"
 #include "verifier/harness/catalog.h"
+#include "verifier/harness/host_model.h"
 #include "verifier/harness/params.h"
 #include "verifier/harness/report.h"
 #include "verifier/harness/stable.h"
@@ -151,6 +152,11 @@ int run(int argc, char** argv) {
     return 3;
   }
   report.device.cpu_gemm = cpu_gemm_name();
+  if (params.host_model == "auto") {
+    report.device.host = probe_host_model(params.python, 120);
+  } else {
+    report.device.host.detail = "--host-model cuda";
+  }
   report.parameters = describe(params);
   for (const ExperimentInfo& info : experiment_catalog()) {
     if (params.runs(info.name)) report.experiments.push_back(run_one(info, params, report.device));

@@ -11,6 +11,7 @@ TEST(VerifierParams, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(p.batch_bytes(), 64 * 3 * 224 * 224 * 4);
   EXPECT_EQ(p.gemm, (GemmShape{4096, 4096, 4096}));
   EXPECT_EQ(p.profile, "balanced");
+  EXPECT_EQ(p.host_model, "auto");
   EXPECT_TRUE(p.runs("sync"));  // no list: every experiment
 }
 
@@ -25,6 +26,8 @@ TEST(VerifierParams, FlagsRoundTrip) {
   p.loader_cpu_ms = 2.5;
   p.profile = "compute";
   p.inject_error = "sync";
+  p.host_model = "cuda";
+  p.python = "/opt/venv/bin/python";
   const Params q = params_from_args(to_args(p));
   EXPECT_EQ(q.experiments, p.experiments);
   EXPECT_EQ(q.steps, 37);
@@ -35,6 +38,8 @@ TEST(VerifierParams, FlagsRoundTrip) {
   EXPECT_DOUBLE_EQ(q.loader_cpu_ms, 2.5);
   EXPECT_EQ(q.profile, "compute");
   EXPECT_EQ(q.inject_error, "sync");
+  EXPECT_EQ(q.host_model, "cuda");
+  EXPECT_EQ(q.python, "/opt/venv/bin/python");
   EXPECT_FALSE(q.runs("debug"));
 }
 
@@ -46,6 +51,7 @@ TEST(VerifierParams, BadValuesAreRejectedWithTheirFlag) {
   EXPECT_THROW(params_from_args({"--profile", "fast"}), ParamError);
   EXPECT_THROW(params_from_args({"--experiments", "sync,nonsense"}), ParamError);
   EXPECT_THROW(params_from_args({"--frobnicate", "1"}), ParamError);
+  EXPECT_THROW(params_from_args({"--host-model", "aten"}), ParamError);
   try {
     params_from_args({"--workers", "-2"});
     FAIL();

@@ -6,6 +6,7 @@ verifier's measurement ids, so compare.py can set the two side by side.
 """
 
 import json
+import os
 import statistics
 import sys
 import time
@@ -37,6 +38,12 @@ def measure(sample, warmup=2, min_samples=5, batch=5, max_samples=60, rel_tol=0.
     s = sorted(samples)
     return {"median": quantile(s, 0.5), "p25": quantile(s, 0.25), "p75": quantile(s, 0.75),
             "samples": len(s)}
+
+
+def pin_to_this_core():
+    """Keeps this thread on the core it runs on, as the verifier's host-bound experiments are
+    kept (threads started later inherit it: only for scripts that start none)."""
+    os.sched_setaffinity(0, {os.sched_getcpu()})
 
 
 def rate(time_figure, amount):

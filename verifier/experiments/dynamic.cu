@@ -1,7 +1,8 @@
-// dynamic (GL106, GL107, GL503):
-// - shape: a kernel counts the elements that pass a mask; the count is read back and the
-//   consumer launched with a grid sized by it (what nonzero / x[mask] do) vs one fixed-size
-//   launch that applies the mask in the kernel.
+// dynamic (GL106, GL107, GL503), each call costing the host what it costs a PyTorch program
+// (host_time.h):
+// - shape: the kernels of `x[x > 0.5] * 2`, whose nonzero counts the elements that pass the
+//   mask, reads the count back and sizes the next launches by it, vs those of the fixed-size
+//   `torch.where(x > 0.5, x * 2, 0)`.
 // - alloc: cudaFree + cudaMalloc of the step's buffers every step (what empty_cache() makes
 //   the caching allocator do) vs reusing them.
 // - weights: a layer's weights allocated on the host, initialised there (uniform, as
@@ -10,12 +11,15 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <vector>
 
 #include "verifier/experiments/cuda_util.h"
 #include "verifier/experiments/experiment.h"
+#include "verifier/experiments/host_time.h"
 #include "verifier/harness/measure.h"
 
 namespace gpulint::verifier {
@@ -27,23 +31,43 @@ __global__ void fill_pattern(float* x, int n) {
   }
 }
 
-__global__ void count_above(const float* x, int n, float threshold, int* count) {
+__global__ void greater(const float* x, int n, float threshold, bool* mask) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    mask[i] = x[i] > threshold;
+  }
+}
+
+__global__ void count_true(const bool* mask, int n, int* count) {
   int local = 0;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    local += x[i] > threshold;
+    local += mask[i];
   }
   atomicAdd(count, local);
 }
 
-__global__ void consume_prefix(const float* x, int n, float* y) {
+// nonzero's second pass: the indices of the true elements (in no particular order here; the
+// memory traffic is the same).
+__global__ void select_true(const bool* mask, int n, int* indices, int* next) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    if (mask[i]) indices[atomicAdd(next, 1)] = i;
+  }
+}
+
+__global__ void gather(const float* x, const int* indices, int n, float* y) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    y[i] = x[indices[i]];
+  }
+}
+
+__global__ void times_two(const float* x, int n, float* y) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     y[i] = x[i] * 2.0f;
   }
 }
 
-__global__ void consume_masked(const float* x, int n, float threshold, float* y) {
+__global__ void where(const bool* mask, const float* x, int n, float* y) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    y[i] = x[i] > threshold ? x[i] * 2.0f : 0.0f;
+    y[i] = mask[i] ? x[i] : 0.0f;
   }
 }
 
@@ -59,33 +83,51 @@ int grid_for(int n, const DeviceInfo& d) {
   return std::max(1, std::min(blocks, d.sm_count * 8));
 }
 
-void shape(const Params& p, const DeviceInfo& d, ExperimentResult& out, Stream& stream) {
+// The ops PyTorch runs, each a launch with its host time: `x[x > 0.5] * 2` is a comparison,
+// a nonzero (a count, its readback, a selection), an index and a multiply; the fixed-size
+// `torch.where(x > 0.5, x * 2, 0)` a comparison, a multiply and a where.
+void shape(const Params& p, const DeviceInfo& d, const Extras& extra, ExperimentResult& out,
+           Stream& stream) {
   constexpr int kN = 1 << 22;  // 4M floats: a mask over an activation
   constexpr float kThreshold = 0.5f;
-  DeviceBuffer<float> x(kN), y(kN);
-  DeviceBuffer<int> count(1);
-  fill_pattern<<<grid_for(kN, d), 256, 0, stream.get()>>>(x.get(), kN);
+  DeviceBuffer<float> x(kN), y(kN), z(kN);
+  DeviceBuffer<bool> mask(kN);
+  DeviceBuffer<int> indices(kN), counters(2);
+  const cudaStream_t s = stream.get();
+  fill_pattern<<<grid_for(kN, d), 256, 0, s>>>(x.get(), kN);
   GPULINT_LAUNCHED();
+  const int grid = grid_for(kN, d);
+  auto fixed = [&] {
+    spin_host(extra.launch);
+    greater<<<grid, 256, 0, s>>>(x.get(), kN, kThreshold, mask.get());
+    spin_host(extra.launch);
+    times_two<<<grid, 256, 0, s>>>(x.get(), kN, y.get());
+    spin_host(extra.launch);
+    where<<<grid, 256, 0, s>>>(mask.get(), y.get(), kN, z.get());
+  };
+  auto readback = [&] {
+    spin_host(extra.launch);
+    greater<<<grid, 256, 0, s>>>(x.get(), kN, kThreshold, mask.get());
+    spin_host(extra.launch);  // nonzero
+    GPULINT_CUDA(cudaMemsetAsync(counters.get(), 0, 2 * sizeof(int), s));
+    count_true<<<grid, 256, 0, s>>>(mask.get(), kN, counters.get());
+    int count = 0;
+    GPULINT_CUDA(cudaMemcpyAsync(&count, counters.get(), sizeof count, cudaMemcpyDeviceToHost, s));
+    stream.sync();
+    spin_host(extra.item);
+    select_true<<<grid, 256, 0, s>>>(mask.get(), kN, indices.get(), counters.get() + 1);
+    spin_host(extra.launch);  // index
+    gather<<<grid_for(count, d), 256, 0, s>>>(x.get(), indices.get(), count, y.get());
+    spin_host(extra.launch);
+    times_two<<<grid_for(count, d), 256, 0, s>>>(y.get(), count, z.get());
+  };
   const int steps = p.steps;
-  auto run = [&](bool readback) {
-    return [&, readback] {
+  auto run = [&](const auto& step) {
+    return [&] {
       stream.sync();
       const double t0 = now_us();
-      for (int s = 0; s < steps; ++s) {
-        GPULINT_CUDA(cudaMemsetAsync(count.get(), 0, sizeof(int), stream.get()));
-        count_above<<<grid_for(kN, d), 256, 0, stream.get()>>>(x.get(), kN, kThreshold,
-                                                               count.get());
-        GPULINT_LAUNCHED();
-        if (readback) {
-          int host = 0;
-          GPULINT_CUDA(cudaMemcpyAsync(&host, count.get(), sizeof host, cudaMemcpyDeviceToHost,
-                                       stream.get()));
-          stream.sync();
-          consume_prefix<<<grid_for(host, d), 256, 0, stream.get()>>>(x.get(), host, y.get());
-        } else {
-          consume_masked<<<grid_for(kN, d), 256, 0, stream.get()>>>(x.get(), kN, kThreshold,
-                                                                    y.get());
-        }
+      for (int i = 0; i < steps; ++i) {
+        step();
         GPULINT_LAUNCHED();
       }
       stream.sync();
@@ -94,11 +136,13 @@ void shape(const Params& p, const DeviceInfo& d, ExperimentResult& out, Stream& 
   };
   StableOptions options;
   options.budget_s = p.budget_s;
-  out.measurements.push_back(measure("shape.fixed_launch", "shape: fixed-size masked launch",
-                                     "us/step", run(false), options));
+  out.measurements.push_back(measure("shape.fixed_launch",
+                                     "shape: fixed size (compare, multiply, where)", "us/step",
+                                     run(fixed), options));
   out.measurements.push_back(measure("shape.readback_launch",
-                                     "shape: count, read back, launch by count", "us/step",
-                                     run(true), options));
+                                     "shape: compare, nonzero (count, read back, select), index, "
+                                     "multiply",
+                                     "us/step", run(readback), options));
   out.parameters.emplace_back("shape.elements", std::to_string(kN));
 }
 
@@ -109,7 +153,10 @@ __global__ void touch(char* p, size_t n) {
   }
 }
 
-void alloc(const Params& p, const DeviceInfo& d, ExperimentResult& out, Stream& stream) {
+// Each buffer is a PyTorch tensor: its allocation from the caching allocator and the fill's
+// launch cost the host their PyTorch time in both variants.
+void alloc(const Params& p, const DeviceInfo& d, const Extras& extra, ExperimentResult& out,
+           Stream& stream) {
   const size_t bytes = static_cast<size_t>(p.batch_bytes());
   std::vector<void*> buffers(static_cast<size_t>(p.alloc_buffers), nullptr);
   struct Guard {
@@ -126,6 +173,7 @@ void alloc(const Params& p, const DeviceInfo& d, ExperimentResult& out, Stream& 
       const double t0 = now_us();
       for (int s = 0; s < steps; ++s) {
         for (void*& b : buffers) {
+          spin_host(d.host.alloc_us + extra.launch);
           if (realloc) {
             GPULINT_CUDA(cudaFree(b));
             b = nullptr;
@@ -177,9 +225,11 @@ void weights(const Params& p, const DeviceInfo& d, ExperimentResult& out, Stream
     };
   };
   StableOptions options;
-  options.budget_s = p.budget_s;
-  options.min_samples = 3;
-  options.batch = 2;
+  // Samples of about 0.1 s, whose host-side fill varies: a longer budget (about a dozen
+  // samples) lets the median settle.
+  options.budget_s = std::max(p.budget_s, 1.2);
+  options.min_samples = 5;
+  options.batch = 3;
   out.measurements.push_back(
       measure("weights.reuse", "weights: layer reused", "ms/step", run(false), options));
   out.measurements.push_back(measure("weights.recreate",
@@ -191,10 +241,16 @@ void weights(const Params& p, const DeviceInfo& d, ExperimentResult& out, Stream
 }  // namespace
 
 void run_dynamic(const Params& p, const DeviceInfo& d, ExperimentResult& out) {
+  PinThread pin;
   Stream stream;
-  shape(p, d, out, stream);
-  alloc(p, d, out, stream);
+  const Extras extra = measure_extras(d.host, stream.get(), nullptr);
+  shape(p, d, extra, out, stream);
+  alloc(p, d, extra, out, stream);
   weights(p, d, out, stream);
+  char alloc_note[96];
+  std::snprintf(alloc_note, sizeof alloc_note, "; a tensor's allocation and free +%.1f us",
+                d.host.alloc_us);
+  out.notes.push_back(describe_extras(d.host, extra) + alloc_note);
 }
 
 }  // namespace gpulint::verifier

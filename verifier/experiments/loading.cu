@@ -7,12 +7,14 @@
 //   N producer threads the batches are ready when the step wants them.
 // - batch: a forward pass of 8 Linear(1024, 1024) + ReLU layers (cuBLAS SGEMM and a bias +
 //   ReLU kernel), samples per second against the batch size: where launches dominate,
-//   throughput grows with the batch for free.
+//   throughput grows with the batch for free. Each layer costs the host what a Linear + ReLU
+//   module pair costs a PyTorch program (host_time.h).
 
 #include <cublas_v2.h>
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdio>
 #include <deque>
 #include <mutex>
 #include <set>
@@ -23,6 +25,7 @@
 #include "verifier/experiments/cublas_util.h"
 #include "verifier/experiments/cuda_util.h"
 #include "verifier/experiments/experiment.h"
+#include "verifier/experiments/host_time.h"
 #include "verifier/harness/measure.h"
 
 namespace gpulint::verifier {
@@ -190,6 +193,29 @@ void batch_sweep(const Params& p, const DeviceInfo& d, ExperimentResult& out, St
   GPULINT_CUDA(cudaMemsetAsync(a.get(), 0, a.bytes(), stream.get()));
   CublasHandle handle(stream.get());
   const float one = 1.0f, zero = 0.0f;
+  // Row-major y[rows x W] = x[rows x W] . W_l^T, as nn.Linear, in cuBLAS's column-major.
+  auto layer = [&](int l, int rows, const float* x, float* y) {
+    GPULINT_CUBLAS(cublasSgemm(handle.get(), CUBLAS_OP_T, CUBLAS_OP_N, kWidth, rows, kWidth, &one,
+                               w.get() + static_cast<size_t>(l) * kWidth * kWidth, kWidth, x,
+                               kWidth, &zero, y, kWidth));
+    const int blocks = std::min((rows * kWidth + 255) / 256, d.sm_count * 8);
+    bias_relu<<<blocks, 256, 0, stream.get()>>>(y, bias.get(), rows, kWidth);
+    GPULINT_LAUNCHED();
+  };
+  double module_extra = 0;
+  if (d.host.measured()) {
+    const double raw = host_us_per_call([&] { layer(0, 1, a.get(), b.get()); }, stream.get());
+    module_extra = std::max(0.0, d.host.module_us - raw);
+    char note[160];
+    std::snprintf(note, sizeof note,
+                  "batch: PyTorch host time added per Linear + ReLU pair (%s): +%.1f us beyond "
+                  "the raw %.1f us",
+                  d.host.detail.c_str(), module_extra, raw);
+    out.notes.push_back(note);
+  } else {
+    out.notes.push_back("batch: raw CUDA host times (no PyTorch host model: " + d.host.detail +
+                        ")");
+  }
   const int steps = std::max(10, p.steps / 2);
   for (const int64_t batch : sizes) {
     const int rows = static_cast<int>(batch);
@@ -200,13 +226,8 @@ void batch_sweep(const Params& p, const DeviceInfo& d, ExperimentResult& out, St
         float* x = a.get();
         float* y = b.get();
         for (int l = 0; l < kLayers; ++l) {
-          // Row-major y[rows x W] = x[rows x W] . W_l^T, as nn.Linear, in cuBLAS's column-major.
-          GPULINT_CUBLAS(cublasSgemm(handle.get(), CUBLAS_OP_T, CUBLAS_OP_N, kWidth, rows, kWidth,
-                                     &one, w.get() + static_cast<size_t>(l) * kWidth * kWidth,
-                                     kWidth, x, kWidth, &zero, y, kWidth));
-          const int blocks = std::min((rows * kWidth + 255) / 256, d.sm_count * 8);
-          bias_relu<<<blocks, 256, 0, stream.get()>>>(y, bias.get(), rows, kWidth);
-          GPULINT_LAUNCHED();
+          spin_host(module_extra);
+          layer(l, rows, x, y);
           std::swap(x, y);
         }
       }
@@ -230,6 +251,7 @@ void batch_sweep(const Params& p, const DeviceInfo& d, ExperimentResult& out, St
 void run_loading(const Params& p, const DeviceInfo& d, ExperimentResult& out) {
   Stream stream;
   loader(p, out, stream);
+  PinThread pin;  // after the loader's producer threads are gone
   batch_sweep(p, d, out, stream);
 }
 

@@ -1,13 +1,15 @@
 // sync (GL101-GL105): a step of K small kernels launched from the host, pipelined (the host
 // runs ahead of the GPU) vs a 4-byte device-to-host read each step (what `.item()` does: a
 // copy into a host variable and a stream sync), vs cudaDeviceSynchronize each step, vs the
-// read plus formatting and writing a log line each step.
+// read plus formatting and writing a log line each step. Each call also costs the host what it
+// costs a PyTorch program (host_time.h): the kernels are ops, the read an `.item()`.
 
 #include <cstdio>
 #include <string>
 
 #include "verifier/experiments/cuda_util.h"
 #include "verifier/experiments/experiment.h"
+#include "verifier/experiments/host_time.h"
 #include "verifier/experiments/step_profiles.h"
 #include "verifier/harness/measure.h"
 
@@ -26,12 +28,14 @@ struct Sink {
 
 }  // namespace
 
-void run_sync(const Params& p, const DeviceInfo&, ExperimentResult& out) {
+void run_sync(const Params& p, const DeviceInfo& d, ExperimentResult& out) {
+  PinThread pin;
   Stream stream;
   DeviceBuffer<int> value(1);
   GPULINT_CUDA(cudaMemset(value.get(), 0, sizeof(int)));
   const double cycles_per_us = spin_cycles_per_us(stream.get());
   Sink sink;
+  const Extras extra = measure_extras(d.host, stream.get(), sink.file);
   const int k = p.kernels_per_step;
 
   for (const StepProfile& profile : kStepProfiles) {
@@ -42,18 +46,24 @@ void run_sync(const Params& p, const DeviceInfo&, ExperimentResult& out) {
         stream.sync();
         const double t0 = now_us();
         for (int s = 0; s < steps; ++s) {
-          for (int i = 0; i < k; ++i) launch_spin(cycles, value.get(), stream.get());
+          for (int i = 0; i < k; ++i) {
+            spin_host(extra.launch);
+            launch_spin(cycles, value.get(), stream.get());
+          }
           if (v == Variant::Readback || v == Variant::Print) {
             int host = 0;  // pageable, as `.item()` copies into a stack variable
             GPULINT_CUDA(cudaMemcpyAsync(&host, value.get(), sizeof host, cudaMemcpyDeviceToHost,
                                          stream.get()));
             stream.sync();
+            spin_host(extra.item);
             if (v == Variant::Print) {
+              spin_host(extra.print);
               std::fprintf(sink.file, "step %d loss %.4f\n", s, host * 1e-6);
               std::fflush(sink.file);
             }
           } else if (v == Variant::DeviceSync) {
             GPULINT_CUDA(cudaDeviceSynchronize());
+            spin_host(extra.synchronize);
           }
         }
         stream.sync();
@@ -80,6 +90,7 @@ void run_sync(const Params& p, const DeviceInfo&, ExperimentResult& out) {
   out.notes.push_back("spin kernels calibrated at " +
                       std::to_string(static_cast<int>(cycles_per_us)) +
                       " SM cycles/us; the log line goes to /dev/null (a terminal costs more)");
+  out.notes.push_back(describe_extras(d.host, extra));
 }
 
 }  // namespace gpulint::verifier

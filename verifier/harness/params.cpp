@@ -125,6 +125,10 @@ std::vector<std::string> to_args(const Params& p) {
       std::to_string(p.alloc_buffers),
       "--budget-s",
       number(p.budget_s),
+      "--host-model",
+      p.host_model,
+      "--python",
+      p.python,
   };
   if (!experiments.empty()) args.insert(args.end(), {"--experiments", experiments});
   if (!p.batch_sizes.empty()) args.insert(args.end(), {"--batch-sizes", join(p.batch_sizes)});
@@ -185,6 +189,18 @@ Params params_from_args(const std::vector<std::string>& args) {
        }},
       {"--budget-s",
        [&](std::string_view v) { p.budget_s = parse_positive_double(v, "--budget-s"); }},
+      {"--host-model",
+       [&](std::string_view v) {
+         if (v != "auto" && v != "cuda") {
+           throw ParamError("--host-model: '" + std::string(v) + "' is not auto or cuda");
+         }
+         p.host_model = v;
+       }},
+      {"--python",
+       [&](std::string_view v) {
+         if (v.empty()) throw ParamError("--python needs a program");
+         p.python = v;
+       }},
       {"--inject-error", [&](std::string_view v) { p.inject_error = v; }},
   };
   for (size_t i = 0; i < args.size(); ++i) {
@@ -211,6 +227,8 @@ std::vector<std::pair<std::string, std::string>> describe(const Params& p) {
       {"layer", format_shape(p.layer)},
       {"alloc_buffers", std::to_string(p.alloc_buffers)},
       {"budget_s", number(p.budget_s)},
+      {"host_model", p.host_model},
+      {"python", p.python},
   };
 }
 

@@ -36,8 +36,12 @@ struct Params {
   double loader_gpu_ms = 2;                      // loading: GPU work per step
   int workers = 4;                               // loading: producer threads
   std::vector<int64_t> layer = {4096, 4096};     // dynamic: in x out of the re-created layer
-  int alloc_buffers = 8;     // dynamic: batch-sized buffers freed + re-allocated
-  double budget_s = 0.3;     // time for one figure's repeats, warm-up excluded
+  int alloc_buffers = 8;  // dynamic: batch-sized buffers freed + re-allocated
+  double budget_s = 0.3;  // time for one figure's repeats, warm-up excluded
+  // Where the host time of PyTorch's calls comes from (host_model.h): "auto" measures it
+  // through `python` when that has torch and sees the GPU; "cuda" leaves it out.
+  std::string host_model = "auto";
+  std::string python = "python3";
   std::string inject_error;  // tests only: this experiment makes a bad CUDA call
 
   bool runs(std::string_view experiment) const;

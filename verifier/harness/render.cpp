@@ -58,6 +58,9 @@ std::string render_table(const Report& report, const std::vector<RuleCost>& cost
            std::to_string(d.mem_clock_max_mhz) + " MHz)";
   }
   out += "; CPU: " + std::to_string(d.cpu_threads) + " threads, GEMM through " + d.cpu_gemm + "\n";
+  out += d.host.measured()
+             ? "host time per call: PyTorch's, measured through " + d.host.detail + "\n"
+             : "host time per call: raw CUDA only (" + d.host.detail + ")\n";
 
   size_t label_width = 0;
   for (const ExperimentResult& e : report.experiments) {

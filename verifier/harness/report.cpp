@@ -81,6 +81,32 @@ ExperimentResult experiment_from(const Json& j) {
   return e;
 }
 
+Json host_model_json(const HostModel& m) {
+  Json out = {{"source", m.source}, {"detail", m.detail}};
+  if (m.measured()) {
+    out["per_call_us"] = {{"launch", m.launch_us},           {"item", m.item_us},
+                          {"synchronize", m.synchronize_us}, {"print", m.print_us},
+                          {"module", m.module_us},           {"alloc", m.alloc_us}};
+  }
+  return out;
+}
+
+HostModel host_model_from(const Json& j) {
+  HostModel m;
+  m.source = j.value("source", "cuda");
+  m.detail = j.value("detail", "");
+  if (j.contains("per_call_us")) {
+    const Json& f = j["per_call_us"];
+    m.launch_us = f.value("launch", 0.0);
+    m.item_us = f.value("item", 0.0);
+    m.synchronize_us = f.value("synchronize", 0.0);
+    m.print_us = f.value("print", 0.0);
+    m.module_us = f.value("module", 0.0);
+    m.alloc_us = f.value("alloc", 0.0);
+  }
+  return m;
+}
+
 Json device_json(const DeviceInfo& d) {
   return {{"name", d.name},
           {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
@@ -93,7 +119,8 @@ Json device_json(const DeviceInfo& d) {
           {"mem_clock_max_mhz", d.mem_clock_max_mhz},
           {"clocks_start", clocks_json(d.clocks_start)},
           {"cpu_threads", d.cpu_threads},
-          {"cpu_gemm", d.cpu_gemm}};
+          {"cpu_gemm", d.cpu_gemm},
+          {"host_model", host_model_json(d.host)}};
 }
 
 DeviceInfo device_from(const Json& j) {
@@ -113,6 +140,7 @@ DeviceInfo device_from(const Json& j) {
   if (j.contains("clocks_start")) d.clocks_start = clocks_from(j["clocks_start"]);
   d.cpu_threads = j.value("cpu_threads", 0);
   d.cpu_gemm = j.value("cpu_gemm", "");
+  if (j.contains("host_model")) d.host = host_model_from(j["host_model"]);
   return d;
 }
 

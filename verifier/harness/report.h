@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "verifier/harness/host_model.h"
 #include "verifier/harness/stats.h"
 
 namespace gpulint::verifier {
@@ -60,6 +61,7 @@ struct DeviceInfo {
   Clocks clocks_start;
   int cpu_threads = 0;
   std::string cpu_gemm;  // which CPU BLAS the placement experiment used
+  HostModel host;        // PyTorch's host time per call, when measured
 };
 
 // Why no experiment could run: no driver, no GPU, a GPU too old. `gpulint verify` prints the
