@@ -236,33 +236,61 @@ std::string render_rank(const RankRecord& rank) {
   return out;
 }
 
-// What a synchronising call's cause is called, and the rule whose pattern it is (none for a
-// pageable copy, whose rule points at the loader, or an unknown cause).
-struct CauseName {
-  std::string_view code;
-  std::string_view phrase;
-};
-
-CauseName name_of(profile::SyncCause cause) {
+// What a synchronising call's cause is called, for people.
+std::string_view phrase_of(profile::SyncCause cause) {
   switch (cause) {
     case profile::SyncCause::ValueRead:
-      return {"GL101", "a tensor's value read on the host"};
+      return "a tensor's value read on the host";
     case profile::SyncCause::CopyToHost:
-      return {"GL102", "a device-to-host copy"};
+      return "a device-to-host copy";
     case profile::SyncCause::Synchronize:
-      return {"GL103", "torch.cuda.synchronize()"};
+      return "torch.cuda.synchronize()";
     case profile::SyncCause::Print:
-      return {"GL104", "a print that reads tensors"};
+      return "a print that reads tensors";
     case profile::SyncCause::Branch:
-      return {"GL105", "a Python branch on a tensor"};
+      return "a Python branch on a tensor";
     case profile::SyncCause::DynamicShape:
-      return {"GL106", "an operation whose output size depends on the data"};
+      return "an operation whose output size depends on the data";
     case profile::SyncCause::CopyToDevice:
-      return {"", "a host-to-device copy from pageable memory"};
+      return "a host-to-device copy from pageable memory";
     case profile::SyncCause::Unknown:
       break;
   }
-  return {"", "a synchronising call"};
+  return "a synchronising call";
+}
+
+// The rule whose pattern a synchronising call is, by the evidence each rule declares; none for
+// a pageable copy (its rules point at the loader and the copy's options, not at this line) or
+// an unknown cause.
+const Rule* rule_of(profile::SyncCause cause) {
+  uint8_t flag = 0;
+  switch (cause) {
+    case profile::SyncCause::ValueRead:
+      flag = evidence::kValueRead;
+      break;
+    case profile::SyncCause::CopyToHost:
+      flag = evidence::kCopyToHost;
+      break;
+    case profile::SyncCause::Synchronize:
+      flag = evidence::kSynchronize;
+      break;
+    case profile::SyncCause::Print:
+      flag = evidence::kPrint;
+      break;
+    case profile::SyncCause::Branch:
+      flag = evidence::kBranch;
+      break;
+    case profile::SyncCause::DynamicShape:
+      flag = evidence::kDynamicShape;
+      break;
+    case profile::SyncCause::CopyToDevice:
+    case profile::SyncCause::Unknown:
+      return nullptr;
+  }
+  for (const Rule* rule : all_rules()) {
+    if (rule->evidence & flag) return rule;
+  }
+  return nullptr;
 }
 
 Observed observed_at(const profile::LineCost& line, double step_us) {
@@ -280,7 +308,7 @@ Observed observed_at(const profile::LineCost& line, double step_us) {
                 line_name(line.where), ms(line.wait_us_per_step),
                 share(line.wait_us_per_step, step_us), ms(line.gpu_idle_us_per_step))
           : fmt::format("{}, {:.1f}x a step; the host waited {} a step ({} of the step)",
-                        name_of(line.cause).phrase, line.waits_per_step, ms(line.wait_us_per_step),
+                        phrase_of(line.cause), line.waits_per_step, ms(line.wait_us_per_step),
                         share(line.wait_us_per_step, step_us));
   observed.summary += fmt::format("; fixing this line alone would save about {} a step",
                                   ms(line.saving_us_per_step));
@@ -290,7 +318,7 @@ Observed observed_at(const profile::LineCost& line, double step_us) {
 // A synchronising line the run shows and no rule found, as a finding of the rule whose pattern
 // it is; nullopt where no rule's pattern matches its cause.
 std::optional<Diagnostic> unfound(const profile::LineCost& line, double step_us) {
-  const Rule* rule = find_rule(name_of(line.cause).code);
+  const Rule* rule = rule_of(line.cause);
   if (line.kind != HostWait::Kind::Sync || rule == nullptr) return std::nullopt;
   std::ifstream in(line.where.file, std::ios::binary);
   std::string text;
@@ -301,7 +329,7 @@ std::optional<Diagnostic> unfound(const profile::LineCost& line, double step_us)
   d.code = rule->info.code;
   d.name = rule->info.name;
   d.message = fmt::format("{} every step, seen in this run at a line no rule reported",
-                          name_of(line.cause).phrase);
+                          phrase_of(line.cause));
   d.help = rule->info.help;
   d.location.path = display_path(line.where.file);
   const size_t indent = text.find_first_not_of(" \t");
@@ -446,7 +474,7 @@ int run_profile(const ProfileOptions& options) {
         &*slowest->attribution,
         &slowest->timeline,
         line_name,
-        [](profile::SyncCause cause) { return std::string(name_of(cause).phrase); }};
+        [](profile::SyncCause cause) { return std::string(phrase_of(cause)); }};
     plotted = write_atomically(options.plot, profile::timeline_svg(plot));
   }
 

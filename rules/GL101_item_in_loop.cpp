@@ -51,6 +51,7 @@ extern const Rule GL101 = {
     check,
     {"sync", "{profile}.readback", "{profile}.pipelined",
      "a 4-byte device-to-host read every step, a {profile} step of {kernels} kernels"},
-    shape::kFlatLow};
+    shape::kFlatLow,
+    evidence::kValueRead};
 
 }  // namespace gpulint::rules

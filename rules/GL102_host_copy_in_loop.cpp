@@ -42,6 +42,7 @@ extern const Rule GL102 = {
     check,
     {"sync", "{profile}.readback", "{profile}.pipelined",
      "a blocking device-to-host copy every step, a {profile} step of {kernels} kernels"},
-    shape::kSpikeThenZero | shape::kFlatLow};
+    shape::kSpikeThenZero | shape::kFlatLow,
+    evidence::kCopyToHost};
 
 }  // namespace gpulint::rules

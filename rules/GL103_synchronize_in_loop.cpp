@@ -47,6 +47,7 @@ extern const Rule GL103 = {
     check,
     {"sync", "{profile}.device_sync", "{profile}.pipelined",
      "cudaDeviceSynchronize every step, a {profile} step of {kernels} kernels"},
-    shape::kFlatLow};
+    shape::kFlatLow,
+    evidence::kSynchronize};
 
 }  // namespace gpulint::rules

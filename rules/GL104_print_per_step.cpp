@@ -91,6 +91,7 @@ extern const Rule GL104 = {
     check,
     {"sync", "{profile}.print", "{profile}.pipelined",
      "a value read back, formatted and written every step, a {profile} step of {kernels} kernels"},
-    shape::kFlatLow};
+    shape::kFlatLow,
+    evidence::kPrint};
 
 }  // namespace gpulint::rules

@@ -75,6 +75,7 @@ extern const Rule GL105 = {
     check,
     {"sync", "{profile}.readback", "{profile}.pipelined",
      "a 4-byte device-to-host read every step, a {profile} step of {kernels} kernels"},
-    shape::kFlatLow};
+    shape::kFlatLow,
+    evidence::kBranch};
 
 }  // namespace gpulint::rules

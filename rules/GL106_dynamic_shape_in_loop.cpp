@@ -61,6 +61,7 @@ extern const Rule GL106 = {
     check,
     {"dynamic", "shape.readback_launch", "shape.fixed_launch",
      "count, read back and launch by the count, vs a fixed-size launch"},
-    shape::kFlatLow};
+    shape::kFlatLow,
+    evidence::kDynamicShape};
 
 }  // namespace gpulint::rules

@@ -93,11 +93,24 @@ inline constexpr uint8_t kFlatLow = 1 << 3;
 inline constexpr uint8_t kHealthy = 1 << 4;
 }  // namespace shape
 
+// What `gpulint profile` sees in a run where a rule's pattern runs (the synchronising calls of
+// profile/run_record.h), as flags: a synchronising line the run shows and no rule found is
+// reported as the rule whose evidence it is.
+namespace evidence {
+inline constexpr uint8_t kValueRead = 1 << 0;
+inline constexpr uint8_t kCopyToHost = 1 << 1;
+inline constexpr uint8_t kSynchronize = 1 << 2;
+inline constexpr uint8_t kPrint = 1 << 3;
+inline constexpr uint8_t kBranch = 1 << 4;
+inline constexpr uint8_t kDynamicShape = 1 << 5;
+}  // namespace evidence
+
 struct Rule {
   RuleInfo info;
   void (*check)(const RuleInput& input, Sink& sink);
   Measure measure = {};
   uint8_t shapes = 0;
+  uint8_t evidence = 0;
 };
 
 // Adds "called per step from here" related locations for a finding inside a helper.
