@@ -46,10 +46,31 @@ __global__ void count_true(const bool* mask, int n, int* count) {
 }
 
 // nonzero's second pass: the indices of the true elements (in no particular order here; the
-// memory traffic is the same).
+// memory traffic is the same). One atomic per block and pass, as a scan-based selection
+// needs no more: an atomic per element on one counter would time the counter, not the pass.
 __global__ void select_true(const bool* mask, int n, int* indices, int* next) {
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    if (mask[i]) indices[atomicAdd(next, 1)] = i;
+  __shared__ int warp_offsets[32];
+  __shared__ int block_base;
+  const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
+  const int warps = static_cast<int>(blockDim.x) >> 5;
+  for (int base = blockIdx.x * blockDim.x; base < n; base += gridDim.x * blockDim.x) {
+    const int i = base + static_cast<int>(threadIdx.x);
+    const bool flag = i < n && mask[i];
+    const unsigned ballot = __ballot_sync(0xffffffffu, flag);
+    if (lane == 0) warp_offsets[warp] = __popc(ballot);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      int total = 0;
+      for (int w = 0; w < warps; ++w) {
+        const int count = warp_offsets[w];
+        warp_offsets[w] = total;
+        total += count;
+      }
+      block_base = total > 0 ? atomicAdd(next, total) : 0;
+    }
+    __syncthreads();
+    if (flag) indices[block_base + warp_offsets[warp] + __popc(ballot & ((1u << lane) - 1))] = i;
+    __syncthreads();
   }
 }
 
