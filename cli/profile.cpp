@@ -236,59 +236,39 @@ std::string render_rank(const RankRecord& rank) {
   return out;
 }
 
-// What a synchronising call's cause is called, for people.
+// What each synchronising call's cause is called, for people, and the evidence flag a rule
+// declares for it (none for a pageable copy, whose rules point at the loader and the copy's
+// options rather than at this line, or for an unknown cause).
+struct CauseInfo {
+  profile::SyncCause cause;
+  std::string_view phrase;
+  uint8_t evidence;
+};
+constexpr CauseInfo kCauses[] = {
+    {profile::SyncCause::ValueRead, "a tensor's value read on the host", evidence::kValueRead},
+    {profile::SyncCause::CopyToHost, "a device-to-host copy", evidence::kCopyToHost},
+    {profile::SyncCause::Synchronize, "torch.cuda.synchronize()", evidence::kSynchronize},
+    {profile::SyncCause::Print, "a print that reads tensors", evidence::kPrint},
+    {profile::SyncCause::Branch, "a Python branch on a tensor", evidence::kBranch},
+    {profile::SyncCause::DynamicShape, "an operation whose output size depends on the data",
+     evidence::kDynamicShape},
+    {profile::SyncCause::CopyToDevice, "a host-to-device copy from pageable memory", 0},
+};
+
 std::string_view phrase_of(profile::SyncCause cause) {
-  switch (cause) {
-    case profile::SyncCause::ValueRead:
-      return "a tensor's value read on the host";
-    case profile::SyncCause::CopyToHost:
-      return "a device-to-host copy";
-    case profile::SyncCause::Synchronize:
-      return "torch.cuda.synchronize()";
-    case profile::SyncCause::Print:
-      return "a print that reads tensors";
-    case profile::SyncCause::Branch:
-      return "a Python branch on a tensor";
-    case profile::SyncCause::DynamicShape:
-      return "an operation whose output size depends on the data";
-    case profile::SyncCause::CopyToDevice:
-      return "a host-to-device copy from pageable memory";
-    case profile::SyncCause::Unknown:
-      break;
+  for (const CauseInfo& c : kCauses) {
+    if (c.cause == cause) return c.phrase;
   }
   return "a synchronising call";
 }
 
-// The rule whose pattern a synchronising call is, by the evidence each rule declares; none for
-// a pageable copy (its rules point at the loader and the copy's options, not at this line) or
-// an unknown cause.
+// The rule whose pattern a synchronising call is, by the evidence each rule declares.
 const Rule* rule_of(profile::SyncCause cause) {
-  uint8_t flag = 0;
-  switch (cause) {
-    case profile::SyncCause::ValueRead:
-      flag = evidence::kValueRead;
-      break;
-    case profile::SyncCause::CopyToHost:
-      flag = evidence::kCopyToHost;
-      break;
-    case profile::SyncCause::Synchronize:
-      flag = evidence::kSynchronize;
-      break;
-    case profile::SyncCause::Print:
-      flag = evidence::kPrint;
-      break;
-    case profile::SyncCause::Branch:
-      flag = evidence::kBranch;
-      break;
-    case profile::SyncCause::DynamicShape:
-      flag = evidence::kDynamicShape;
-      break;
-    case profile::SyncCause::CopyToDevice:
-    case profile::SyncCause::Unknown:
-      return nullptr;
-  }
-  for (const Rule* rule : all_rules()) {
-    if (rule->evidence & flag) return rule;
+  for (const CauseInfo& c : kCauses) {
+    if (c.cause != cause || c.evidence == 0) continue;
+    for (const Rule* rule : all_rules()) {
+      if (rule->evidence & c.evidence) return rule;
+    }
   }
   return nullptr;
 }
