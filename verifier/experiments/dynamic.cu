@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "verifier/experiments/cuda_util.h"
@@ -268,10 +269,14 @@ void run_dynamic(const Params& p, const DeviceInfo& d, ExperimentResult& out) {
   shape(p, d, extra, out, stream);
   alloc(p, d, extra, out, stream);
   weights(p, d, out, stream);
-  char alloc_note[96];
-  std::snprintf(alloc_note, sizeof alloc_note, "; a tensor's allocation and free +%.1f us",
-                d.host.alloc_us);
-  out.notes.push_back(describe_extras(d.host, extra) + alloc_note);
+  std::string note = describe_extras(d.host, extra);
+  if (d.host.measured()) {
+    char alloc_note[96];
+    std::snprintf(alloc_note, sizeof alloc_note, "; a tensor's allocation and free +%.1f us",
+                  d.host.alloc_us);
+    note += alloc_note;
+  }
+  out.notes.push_back(note);
 }
 
 }  // namespace gpulint::verifier

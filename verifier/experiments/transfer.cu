@@ -33,20 +33,23 @@ namespace {
 class FreshBatches {
  public:
   FreshBatches(size_t bytes, int count) : bytes_(bytes) {
-    for (int i = 0; i < count; ++i) {
-      const int fd = memfd_create("gpulint-batch", MFD_CLOEXEC);
-      if (fd < 0) throw std::runtime_error("memfd_create failed for a fresh pageable batch");
-      fds_.push_back(fd);
-      if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
-        throw std::runtime_error("cannot size a fresh pageable batch");
+    try {
+      for (int i = 0; i < count; ++i) {
+        const int fd = memfd_create("gpulint-batch", MFD_CLOEXEC);
+        if (fd < 0) throw std::runtime_error("memfd_create failed for a fresh pageable batch");
+        fds_.push_back(fd);
+        if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
+          throw std::runtime_error("cannot size a fresh pageable batch");
+        }
+        Mapping writer(fd, bytes);
+        std::memset(writer.data(), 1, bytes);
       }
-      Mapping writer(fd, bytes);
-      std::memset(writer.data(), 1, bytes);
+    } catch (...) {
+      close_all();
+      throw;
     }
   }
-  ~FreshBatches() {
-    for (int fd : fds_) close(fd);
-  }
+  ~FreshBatches() { close_all(); }
   FreshBatches(const FreshBatches&) = delete;
   FreshBatches& operator=(const FreshBatches&) = delete;
 
@@ -74,6 +77,11 @@ class FreshBatches {
   }
 
  private:
+  void close_all() {
+    for (int fd : fds_) close(fd);
+    fds_.clear();
+  }
+
   size_t bytes_;
   std::vector<int> fds_;
   size_t next_ = 0;
