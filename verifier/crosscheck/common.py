@@ -41,9 +41,9 @@ def measure(sample, warmup=2, min_samples=5, batch=5, max_samples=60, rel_tol=0.
 
 
 def pin_to_this_core():
-    """Keeps this thread on the core it runs on, as the verifier's host-bound experiments are
-    kept (threads started later inherit it: only for scripts that start none)."""
-    os.sched_setaffinity(0, {os.sched_getcpu()})
+    """Keeps this thread on one core (the first it may use), as the verifier's host-bound
+    experiments are kept (threads started later inherit it: only for scripts that start none)."""
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
 
 def rate(time_figure, amount):
