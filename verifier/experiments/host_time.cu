@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 #include <vector>
 
 #include "verifier/experiments/cuda_util.h"
 #include "verifier/experiments/host_time.h"
+#include "verifier/harness/stats.h"
 
 namespace gpulint::verifier {
 
@@ -28,8 +30,7 @@ double host_us_per_call(const std::function<void()>& call, cudaStream_t stream) 
     per_call.push_back((now_us() - t0) / kCalls);
     GPULINT_CUDA(cudaStreamSynchronize(stream));
   }
-  std::nth_element(per_call.begin(), per_call.begin() + kBursts / 2, per_call.end());
-  return per_call[kBursts / 2];
+  return summarize(std::move(per_call)).median;
 }
 
 Extras measure_extras(const HostModel& model, cudaStream_t stream, FILE* sink) {
