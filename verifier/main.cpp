@@ -153,7 +153,8 @@ int run(int argc, char** argv) {
   }
   report.device.cpu_gemm = cpu_gemm_name();
   if (params.host_model == "auto") {
-    report.device.host = probe_host_model(params.python, 120);
+    report.device.host = probe_host_model(params.python, 120,
+                                          params.runs("placement") ? params.cpu_gemm : GemmShape{});
   } else {
     report.device.host.detail = "--host-model cuda";
   }

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "verifier/harness/report.h"
 
@@ -61,23 +62,40 @@ std::string stand_in(const std::string& name, const std::string& body) {
 TEST(HostModel, TheProbeRunsThroughTheGivenPython) {
   const std::string python =
       stand_in("gpulint-probe-ok", std::string("echo '") + kProbeOutput + "'\necho warning >&2");
-  const HostModel m = probe_host_model(python, 10);
+  const HostModel m = probe_host_model(python, 10, GemmShape{});
   EXPECT_TRUE(m.measured()) << m.detail;
   EXPECT_DOUBLE_EQ(m.module_us, 14.0);
+  EXPECT_TRUE(m.cpu_gemm_ms.empty());
   std::remove(python.c_str());
 }
 
+// The probe is given placement's GEMM shape as its arguments, and its CPU samples are read.
+TEST(HostModel, TheProbeTimesTheGivenCpuGemm) {
+  const std::string figures(kProbeOutput);
+  const std::string python =
+      stand_in("gpulint-probe-gemm", "echo '" + figures.substr(0, figures.size() - 1) +
+                                         ", \"cpu_gemm_ms\": ['\"$3, $4, $5\"']}'");
+  const HostModel m = probe_host_model(python, 10, GemmShape{8, 16, 32});
+  ASSERT_TRUE(m.measured()) << m.detail;
+  EXPECT_EQ(m.cpu_gemm_ms, (std::vector<double>{8, 16, 32}));
+  std::remove(python.c_str());
+  EXPECT_THROW(host_model_from_probe(
+                   figures.substr(0, figures.size() - 1) + R"(, "cpu_gemm_ms": [21.0, 0]})", "p"),
+               std::runtime_error);
+}
+
 TEST(HostModel, WithoutTorchTheFiguresAreRawCudaAndSayWhy) {
-  const HostModel missing = probe_host_model("/nonexistent/python3", 10);
+  const HostModel missing = probe_host_model("/nonexistent/python3", 10, GemmShape{});
   EXPECT_FALSE(missing.measured());
   EXPECT_EQ(missing.detail, "cannot run /nonexistent/python3");
 
   const std::string failing = stand_in("gpulint-probe-fail", "exit 1");
-  EXPECT_EQ(probe_host_model(failing, 10).detail, failing + " failed running the probe");
+  EXPECT_EQ(probe_host_model(failing, 10, GemmShape{}).detail,
+            failing + " failed running the probe");
   std::remove(failing.c_str());
 
   const std::string slow = stand_in("gpulint-probe-slow", "exec sleep 30");
-  const HostModel timed_out = probe_host_model(slow, 0.3);
+  const HostModel timed_out = probe_host_model(slow, 0.3, GemmShape{});
   EXPECT_FALSE(timed_out.measured());
   EXPECT_NE(timed_out.detail.find("did not finish the probe within"), std::string::npos);
   std::remove(slow.c_str());
@@ -87,7 +105,7 @@ TEST(HostModel, WithoutTorchTheFiguresAreRawCudaAndSayWhy) {
 // machine lacks, and says that.
 TEST(HostModel, TheProbeRunsOnThisMachinesPython) {
   if (system("command -v python3 >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3 here";
-  const HostModel m = probe_host_model("python3", 120);
+  const HostModel m = probe_host_model("python3", 120, GemmShape{64, 64, 64});
   if (m.measured()) {
     EXPECT_GT(m.launch_us, 0);
     EXPECT_GT(m.item_us, 0);
@@ -106,6 +124,8 @@ TEST(HostModel, TheReportCarriesIt) {
   EXPECT_EQ(back.device.host.source, "torch");
   EXPECT_EQ(back.device.host.detail, r.device.host.detail);
   EXPECT_DOUBLE_EQ(back.device.host.item_us, 21.5);
+  r.device.host.cpu_gemm_ms = {21.5, 20.9};
+  EXPECT_EQ(report_from_json(to_json(r)).device.host.cpu_gemm_ms, r.device.host.cpu_gemm_ms);
   r.device.host = HostModel{};
   r.device.host.detail = "python3 cannot import torch";
   const Report raw = report_from_json(to_json(r));

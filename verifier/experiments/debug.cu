@@ -1,7 +1,8 @@
 // debug (GL501): the same steps of K kernels as sync, launched asynchronously vs with a sync
 // after every kernel, which is what CUDA_LAUNCH_BLOCKING=1 does to each launch (and close to
 // what anomaly detection's per-op checks cost in waiting). Each launch and sync also costs the
-// host what it costs a PyTorch program (host_time.h).
+// host what it costs a PyTorch program (host_time.h), a sync's before it blocks, while the
+// kernel runs.
 
 #include <string>
 
@@ -32,8 +33,8 @@ void run_debug(const Params& p, const DeviceInfo& d, ExperimentResult& out) {
             spin_host(extra.launch);
             launch_spin(cycles, value.get(), stream.get());
             if (sync_each) {
-              stream.sync();
               spin_host(extra.synchronize);
+              stream.sync();
             }
           }
         }

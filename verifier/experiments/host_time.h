@@ -26,8 +26,8 @@ double host_us_per_call(const std::function<void()>& call, cudaStream_t stream);
 // the raw call is as slow, and without torch.
 struct Extras {
   double launch = 0;       // per kernel-launching op
-  double item = 0;         // per .item() (after its readback)
-  double synchronize = 0;  // per torch.cuda.synchronize()
+  double item = 0;         // per .item(), beyond its readback
+  double synchronize = 0;  // per torch.cuda.synchronize(), before it blocks
   double print = 0;        // per log line
 };
 

@@ -1,6 +1,7 @@
 // placement (GL301, GL302, GL303):
-// - gemm: a layer-sized FP32 GEMM (cpu_gemm_shape) on every CPU core vs cuBLAS SGEMM on the
-//   GPU (FP32, as PyTorch's default matmul without TF32), data already where it runs.
+// - gemm: a layer-sized FP32 GEMM (cpu_gemm_shape) on every CPU core (torch.mm when the host
+//   model's probe ran, else the verifier's BLAS) vs cuBLAS SGEMM on the GPU (FP32, as
+//   PyTorch's default matmul without TF32), data already where it runs.
 // - fill: a batch-shaped randn filled on the host (PyTorch's CPU algorithm: serial uniforms,
 //   vectorised Box-Muller) and copied to the GPU, vs cuRAND filling it on the device; the same
 //   for zeros (a parallel fill on the host vs cudaMemsetAsync).
@@ -20,7 +21,9 @@
 #include "verifier/experiments/cuda_util.h"
 #include "verifier/experiments/experiment.h"
 #include "verifier/experiments/host_fill.h"
+#include "verifier/harness/host_model.h"
 #include "verifier/harness/measure.h"
+#include "verifier/harness/stable.h"
 
 namespace gpulint::verifier {
 namespace {
@@ -50,7 +53,37 @@ class Generator {
   curandGenerator_t g_ = nullptr;
 };
 
-void gemm(const Params& p, ExperimentResult& out, Stream& stream) {
+// The CPU figure a PyTorch user pays is torch's own matmul: the probe's samples where it took
+// them (replayed through the harness's stopping rule, so "stable" means the same), else the
+// verifier's BLAS.
+Measurement cpu_gemm(const Params& p, const HostModel& host, const std::vector<float>& a,
+                     const std::vector<float>& b, std::vector<float>& c) {
+  const auto [m, n, k] = p.cpu_gemm;
+  StableOptions options;
+  options.warmup = 1;
+  options.min_samples = 3;
+  options.batch = 2;
+  options.budget_s = std::max(1.0, p.budget_s);
+  if (!host.cpu_gemm_ms.empty()) {
+    options.warmup = 0;
+    options.max_samples = static_cast<int>(host.cpu_gemm_ms.size());
+    size_t next = 0;
+    const StableResult r =
+        measure_until_stable([&] { return host.cpu_gemm_ms[next++]; }, options, [] { return 0.0; });
+    return {"gemm.cpu", "GEMM on the CPU (torch.mm, " + host.detail + ")", "ms", false, r.summary,
+            r.stable};
+  }
+  return measure(
+      "gemm.cpu", "GEMM on the CPU (" + cpu_gemm_name() + ")", "ms",
+      [&] {
+        const double t0 = now_us();
+        cpu_sgemm(m, n, k, a.data(), b.data(), c.data());
+        return (now_us() - t0) / 1000.0;
+      },
+      options);
+}
+
+void gemm(const Params& p, const HostModel& host, ExperimentResult& out, Stream& stream) {
   const auto [m, n, k] = p.cpu_gemm;
   std::vector<float> a(static_cast<size_t>(m * k)), b(static_cast<size_t>(k * n)),
       c(static_cast<size_t>(m * n));
@@ -59,20 +92,7 @@ void gemm(const Params& p, ExperimentResult& out, Stream& stream) {
   for (float& v : a) v = u(rng);
   for (float& v : b) v = u(rng);
   const double gflop = 2.0 * static_cast<double>(m) * n * k / 1e9;
-
-  StableOptions cpu_options;
-  cpu_options.warmup = 1;
-  cpu_options.min_samples = 3;
-  cpu_options.batch = 2;
-  cpu_options.budget_s = std::max(1.0, p.budget_s);
-  const Measurement cpu = measure(
-      "gemm.cpu", "GEMM on the CPU (" + cpu_gemm_name() + ")", "ms",
-      [&] {
-        const double t0 = now_us();
-        cpu_sgemm(m, n, k, a.data(), b.data(), c.data());
-        return (now_us() - t0) / 1000.0;
-      },
-      cpu_options);
+  const Measurement cpu = cpu_gemm(p, host, a, b, c);
 
   DeviceBuffer<float> da(a.size()), db(b.size()), dc(c.size());
   GPULINT_CUDA(cudaMemcpy(da.get(), a.data(), da.bytes(), cudaMemcpyHostToDevice));
@@ -103,7 +123,8 @@ void gemm(const Params& p, ExperimentResult& out, Stream& stream) {
   out.measurements.push_back(
       rate_of(gpu, gflop * 1e3, "gemm.gpu_gflops", "GPU GEMM rate", "GFLOP/s"));
   out.parameters.emplace_back("gemm.shape", format_gemm(p.cpu_gemm));
-  out.parameters.emplace_back("gemm.cpu", cpu_gemm_name());
+  out.parameters.emplace_back(
+      "gemm.cpu", host.cpu_gemm_ms.empty() ? cpu_gemm_name() : "torch.mm (" + host.detail + ")");
 }
 
 void fill(const Params& p, ExperimentResult& out, Stream& stream) {
@@ -159,9 +180,9 @@ void fill(const Params& p, ExperimentResult& out, Stream& stream) {
 
 }  // namespace
 
-void run_placement(const Params& p, const DeviceInfo&, ExperimentResult& out) {
+void run_placement(const Params& p, const DeviceInfo& d, ExperimentResult& out) {
   Stream stream;
-  gemm(p, out, stream);
+  gemm(p, d.host, out, stream);
   fill(p, out, stream);
 }
 

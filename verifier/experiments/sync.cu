@@ -2,7 +2,9 @@
 // runs ahead of the GPU) vs a 4-byte device-to-host read each step (what `.item()` does: a
 // copy into a host variable and a stream sync), vs cudaDeviceSynchronize each step, vs the
 // read plus formatting and writing a log line each step. Each call also costs the host what it
-// costs a PyTorch program (host_time.h): the kernels are ops, the read an `.item()`.
+// costs a PyTorch program (host_time.h): the kernels are ops, the read an `.item()`. The extra
+// time of `.item()` and `synchronize()` is spent before the blocking call, where Python and the
+// dispatcher spend it, while the GPU still runs the step's kernels.
 
 #include <cstdio>
 #include <string>
@@ -51,19 +53,19 @@ void run_sync(const Params& p, const DeviceInfo& d, ExperimentResult& out) {
             launch_spin(cycles, value.get(), stream.get());
           }
           if (v == Variant::Readback || v == Variant::Print) {
+            spin_host(extra.item);
             int host = 0;  // pageable, as `.item()` copies into a stack variable
             GPULINT_CUDA(cudaMemcpyAsync(&host, value.get(), sizeof host, cudaMemcpyDeviceToHost,
                                          stream.get()));
             stream.sync();
-            spin_host(extra.item);
             if (v == Variant::Print) {
               spin_host(extra.print);
               std::fprintf(sink.file, "step %d loss %.4f\n", s, host * 1e-6);
               std::fflush(sink.file);
             }
           } else if (v == Variant::DeviceSync) {
-            GPULINT_CUDA(cudaDeviceSynchronize());
             spin_host(extra.synchronize);
+            GPULINT_CUDA(cudaDeviceSynchronize());
           }
         }
         stream.sync();

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 extern char** environ;
 
@@ -19,7 +20,9 @@ namespace gpulint::verifier {
 namespace {
 
 // Each figure is the median over bursts of back-to-back calls, after a burst of warm-up, with
-// the GPU drained between bursts: per-call host time as a step loop sees it.
+// the GPU drained between bursts: per-call host time as a step loop sees it. Given a GEMM shape
+// M N K (0 0 0: none), it also times torch.mm of that FP32 GEMM on every CPU core, each sample
+// after one warm-up call, as placement's CPU figure.
 constexpr std::string_view kProbe = R"PY(
 import json, os, statistics, sys, time
 try:
@@ -65,7 +68,18 @@ def alloc():
     del t
 
 figures["alloc_us"] = per_call(alloc)
-print(json.dumps({"torch": torch.__version__, "figures": figures}))
+result = {"torch": torch.__version__, "figures": figures}
+m, n, k = (int(v) for v in sys.argv[1:4])
+if m > 0:
+    torch.set_num_threads(os.cpu_count())
+    a, b = torch.rand(m, k), torch.rand(k, n)
+    torch.mm(a, b)
+    result["cpu_gemm_ms"] = []
+    for _ in range(15):
+        t0 = time.perf_counter()
+        torch.mm(a, b)
+        result["cpu_gemm_ms"].append((time.perf_counter() - t0) * 1e3)
+print(json.dumps(result))
 )PY";
 
 struct Child {
@@ -82,7 +96,7 @@ struct Child {
 
 // The probe's standard output; throws std::runtime_error when it cannot be run or runs out
 // of time. Its standard error is left out: torch's warnings are not the verifier's.
-std::string run_probe(const std::string& python, double timeout_s) {
+std::string run_probe(const std::string& python, double timeout_s, const GemmShape& cpu_gemm) {
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error("cannot make a pipe");
   Child child;
@@ -92,9 +106,15 @@ std::string run_probe(const std::string& python, double timeout_s) {
   posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  const std::string source(kProbe);
-  char* argv[] = {const_cast<char*>(python.c_str()), const_cast<char*>("-c"),
-                  const_cast<char*>(source.c_str()), nullptr};
+  std::string source(kProbe), m = std::to_string(cpu_gemm.m), n = std::to_string(cpu_gemm.n),
+                              k = std::to_string(cpu_gemm.k);
+  char* argv[] = {const_cast<char*>(python.c_str()),
+                  const_cast<char*>("-c"),
+                  source.data(),
+                  m.data(),
+                  n.data(),
+                  k.data(),
+                  nullptr};
   const int status = posix_spawnp(&child.pid, python.c_str(), &actions, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&actions);
   close(pipe_fds[1]);
@@ -154,9 +174,13 @@ HostModel host_model_from_probe(std::string_view output, std::string_view python
     m.print_us = f.at("print_us").get<double>();
     m.module_us = f.at("module_us").get<double>();
     m.alloc_us = f.at("alloc_us").get<double>();
+    if (j.contains("cpu_gemm_ms")) m.cpu_gemm_ms = j["cpu_gemm_ms"].get<std::vector<double>>();
     for (double v :
          {m.launch_us, m.item_us, m.synchronize_us, m.print_us, m.module_us, m.alloc_us}) {
       if (!(v >= 0 && v < 1e6)) throw std::runtime_error("the probe printed a figure out of range");
+    }
+    for (double v : m.cpu_gemm_ms) {
+      if (!(v > 0 && v < 1e7)) throw std::runtime_error("the probe printed a figure out of range");
     }
     return m;
   } catch (const nlohmann::json::exception&) {
@@ -164,9 +188,9 @@ HostModel host_model_from_probe(std::string_view output, std::string_view python
   }
 }
 
-HostModel probe_host_model(const std::string& python, double timeout_s) {
+HostModel probe_host_model(const std::string& python, double timeout_s, const GemmShape& cpu_gemm) {
   try {
-    return host_model_from_probe(run_probe(python, timeout_s), python);
+    return host_model_from_probe(run_probe(python, timeout_s, cpu_gemm), python);
   } catch (const std::exception& e) {
     HostModel m;
     m.detail = e.what();

@@ -10,6 +10,9 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "verifier/harness/params.h"
 
 namespace gpulint::verifier {
 
@@ -23,6 +26,9 @@ struct HostModel {
   double print_us = 0;        // an f-string log line printed and flushed to /dev/null
   double module_us = 0;       // ReLU(Linear(x)) as modules, 1024 wide at batch 1, async
   double alloc_us = 0;        // torch.empty of a 38.5 MB batch from the caching allocator + free
+  // torch.mm of placement's FP32 GEMM on every CPU core, ms per sample, in the order taken;
+  // empty without torch or without placement.
+  std::vector<double> cpu_gemm_ms;
 
   bool measured() const { return source == "torch"; }
 };
@@ -36,7 +42,8 @@ std::string_view torch_probe_source();
 HostModel host_model_from_probe(std::string_view output, std::string_view python);
 
 // Runs the probe with `python` (a name looked up on PATH, or a path), at most `timeout_s`
-// seconds. Never throws: a failure gives the raw CUDA model with the reason in `detail`.
-HostModel probe_host_model(const std::string& python, double timeout_s);
+// seconds, timing `cpu_gemm` on the CPU unless it is all zeros. Never throws: a failure gives
+// the raw CUDA model with the reason in `detail`.
+HostModel probe_host_model(const std::string& python, double timeout_s, const GemmShape& cpu_gemm);
 
 }  // namespace gpulint::verifier

@@ -87,6 +87,7 @@ Json host_model_json(const HostModel& m) {
     out["per_call_us"] = {{"launch", m.launch_us},           {"item", m.item_us},
                           {"synchronize", m.synchronize_us}, {"print", m.print_us},
                           {"module", m.module_us},           {"alloc", m.alloc_us}};
+    if (!m.cpu_gemm_ms.empty()) out["cpu_gemm_ms"] = m.cpu_gemm_ms;
   }
   return out;
 }
@@ -104,6 +105,7 @@ HostModel host_model_from(const Json& j) {
     m.module_us = f.value("module", 0.0);
     m.alloc_us = f.value("alloc", 0.0);
   }
+  if (j.contains("cpu_gemm_ms")) m.cpu_gemm_ms = j["cpu_gemm_ms"].get<std::vector<double>>();
   return m;
 }
 
