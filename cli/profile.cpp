@@ -193,9 +193,10 @@ std::string render_rank(const RankRecord& rank) {
     // operations that each take the GPU less time than the host needs to launch them.
     const bool launch_bound = b.idle_between_launches_us > 0.25 * b.step_us;
     out += fmt::format(
-        "    {:.0f} GPU operations a step (median {:.1f} us); idle in gaps of up to {:.1f} ms "
-        "between them: {} a step{}\n",
-        b.gpu_ops, b.median_gpu_op_us, profile::kLaunchGapUs / 1000, ms(b.idle_between_launches_us),
+        "    {:.0f} GPU operations a step (median {:.1f} us, {:.1f} us apart where queued); idle "
+        "in gaps of up to {:.1f} ms between them: {} a step{}\n",
+        b.gpu_ops, b.median_gpu_op_us, b.queued_gap_us, profile::kLaunchGapUs / 1000,
+        ms(b.idle_between_launches_us),
         launch_bound ? ": launch-bound, fewer and larger kernels would help (torch.compile, "
                        "foreach optimizers, larger batches)"
                      : "");

@@ -79,6 +79,7 @@ Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_
   std::map<SourceLine, LineCost> lines;
   double host_rest_us = 0;  // the host's work outside the synchronising lines
   std::vector<double> op_lengths;
+  double queued_gaps_us = 0, queued_ops = 0;
   for (const Interval& step : trace.steps) {
     const std::vector<Interval> busy = busy_within(trace.gpu, step);
     const std::vector<Interval> gaps = gaps_within(busy, step);
@@ -104,6 +105,15 @@ Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_
       } else {
         sync_us += inside;
         sync_spans.push_back(span);
+        // The host launches nothing while it waits: the GPU's gaps inside the wait, between
+        // two operations, are its own.
+        for (const Interval& g : gaps) {
+          if (g.start > wait.when.start && g.end < wait.when.end) queued_gaps_us += g.length();
+        }
+        for (const Interval& op : trace.gpu) {
+          if (op.start >= wait.when.end) break;
+          if (op.start > wait.when.start) queued_ops += 1;
+        }
       }
     }
     std::vector<Interval> marked;  // every line's host time in this step, for launch gaps
@@ -154,6 +164,7 @@ Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_
                      op_lengths.end());
     b.median_gpu_op_us = op_lengths[op_lengths.size() / 2];
   }
+  if (queued_ops > 0) b.queued_gap_us = queued_gaps_us / queued_ops;
   b.unprofiled_step_us = unprofiled_step_us.value_or(b.step_us);
   const double overhead = std::max(0.0, b.step_us - b.unprofiled_step_us);
   // Where the host runs ahead of the GPU its overhead is hidden; what lengthens the step is the
@@ -169,14 +180,14 @@ Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_
     if (line.kind == HostWait::Kind::Sync) group.lines.push_back(where);
   }
   if (!group.lines.empty()) {
-    group.step_without_us = std::max(host_rest_us - overhead, b.gpu_busy_us);
+    group.step_without_us = std::max(host_rest_us - overhead, b.gpu_work_us());
     group.saving_us_per_step = std::max(0.0, b.unprofiled_step_us - group.step_without_us);
     out.syncs = group;
   }
   for (auto& [where, line] : lines) {
     if (line.kind == HostWait::Kind::Data) {
       line.saving_us_per_step = std::max(0.0, std::min(line.gpu_idle_us_per_step * idle_scale,
-                                                       b.unprofiled_step_us - b.gpu_busy_us));
+                                                       b.unprofiled_step_us - b.gpu_work_us()));
     } else if (group.lines.size() == 1) {
       line.saving_us_per_step = group.saving_us_per_step;
     } else {

@@ -11,7 +11,9 @@
 // every step, so removing one alone saves only the time the line itself holds the host while
 // the GPU has nothing to do (a print formatting a tensor, a copy's round trip). Removing all of
 // them lets the rest of the host's work overlap the GPU's: the step becomes the longer of the
-// two. A wait for a batch, removed, shortens the step by the wait, down to the GPU's work.
+// two. A wait for a batch, removed, shortens the step by the wait, down to the GPU's work. The
+// GPU's work is its busy time and the gaps it leaves between operations even when they are
+// queued (a few microseconds each), measured where the host waited for it.
 //
 // The profiler slows the host (it records every operator); the GPU's work it leaves alone. Its
 // overhead is the profiled step against the warm-up's, timed without the profiler, and savings
@@ -44,6 +46,11 @@ struct StepBreakdown {
   double idle_between_launches_us = 0;
   double gpu_ops = 0;  // kernels, copies and memsets a step
   double median_gpu_op_us = 0;
+  // The GPU's own gap from one operation to the next where it had the next queued: measured
+  // while the host waited for the GPU (none was launched meanwhile), a mean per operation.
+  double queued_gap_us = 0;
+  // What the GPU's work takes when the host keeps it fed: busy, and the gap before each op.
+  double gpu_work_us() const { return gpu_busy_us + gpu_ops * queued_gap_us; }
   // Copies to the GPU a step, from pageable and from pinned host memory.
   double pageable_copies = 0, pageable_bytes = 0, pageable_copy_us = 0;
   double pinned_copies = 0, pinned_bytes = 0, pinned_copy_us = 0;

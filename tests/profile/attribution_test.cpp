@@ -75,6 +75,23 @@ TEST(ProfileAttribution, SavingsAreAgainstTheStepWithoutTheProfiler) {
   EXPECT_DOUBLE_EQ(a.lines[0].saving_us_per_step, 0);
 }
 
+// While the host waits, the GPU runs what it had queued: the gaps between those operations are
+// its own, and the step cannot fall below its busy time plus such a gap before each operation.
+TEST(ProfileAttribution, TheGpusWorkIncludesItsGapsBetweenQueuedOperations) {
+  Trace t;
+  t.steps.push_back({0, 1000});
+  t.gpu.push_back({0, 100});
+  t.gpu.push_back({103, 200});
+  t.gpu.push_back({205, 300});
+  t.waits.push_back(sync_at(45, 50, 900));
+  const Attribution a = attribute(t, 700.0);
+  EXPECT_DOUBLE_EQ(a.breakdown.queued_gap_us, 4);  // 3 + 5 us before the two queued ones
+  EXPECT_DOUBLE_EQ(a.breakdown.gpu_work_us(), 292 + 3 * 4);
+  ASSERT_TRUE(a.syncs);
+  // The host's 150 us outside the wait, less the profiler's 300, hide under the GPU's 304.
+  EXPECT_DOUBLE_EQ(a.syncs->step_without_us, 304);
+}
+
 TEST(ProfileAttribution, ChargesDataWaitsWithTheGpuIdleDuringThem) {
   Trace t;
   t.steps.push_back({0, 1000});
