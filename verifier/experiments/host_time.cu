@@ -19,8 +19,8 @@ void spin_host(double us) {
 }
 
 double host_us_per_call(const std::function<void()>& call, cudaStream_t stream) {
-  constexpr int kCalls = 100, kBursts = 9;
-  for (int i = 0; i < kCalls; ++i) call();
+  constexpr int kCalls = 100, kBursts = 25;
+  for (int i = 0; i < 3 * kCalls; ++i) call();
   GPULINT_CUDA(cudaStreamSynchronize(stream));
   std::vector<double> per_call;
   for (int b = 0; b < kBursts; ++b) {

@@ -19,7 +19,7 @@ extern char** environ;
 namespace gpulint::verifier {
 namespace {
 
-// Each figure is the median over bursts of back-to-back calls, after a burst of warm-up, with
+// Each figure is the median over bursts of back-to-back calls, after three bursts of warm-up, with
 // the GPU drained between bursts: per-call host time as a step loop sees it. Given a GEMM shape
 // M N K (0 0 0: none), it also times torch.mm of that FP32 GEMM on every CPU core, each sample
 // after one warm-up call, as placement's CPU figure.
@@ -36,8 +36,8 @@ if not torch.cuda.is_available():
 torch.cuda.init()
 drain = torch.cuda.synchronize
 
-def per_call(fn, calls=100, bursts=9):
-    for _ in range(calls):
+def per_call(fn, calls=100, bursts=25):
+    for _ in range(3 * calls):
         fn()
     drain()
     times = []
@@ -58,10 +58,11 @@ sink = open(os.devnull, "w")
 loss = 0.1234
 figures["print_us"] = per_call(
     lambda: print(f"step {7} loss {loss * 1e-6:.4f}", file=sink, flush=True))
-linear, relu = torch.nn.Linear(1024, 1024).cuda(), torch.nn.ReLU()
+layers = torch.nn.Sequential(
+    *[m for _ in range(8) for m in (torch.nn.Linear(1024, 1024), torch.nn.ReLU())]).cuda()
 x = torch.zeros(1, 1024, device="cuda")
 with torch.no_grad():
-    figures["module_us"] = per_call(lambda: relu(linear(x)))
+    figures["module_us"] = per_call(lambda: layers(x), calls=20) / 8
 
 def alloc():
     t = torch.empty(64 * 3 * 224 * 224, device="cuda")

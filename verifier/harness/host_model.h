@@ -24,7 +24,7 @@ struct HostModel {
   double item_us = 0;         // .item() of a ready one-element CUDA tensor, GPU idle
   double synchronize_us = 0;  // torch.cuda.synchronize(), GPU idle
   double print_us = 0;        // an f-string log line printed and flushed to /dev/null
-  double module_us = 0;       // ReLU(Linear(x)) as modules, 1024 wide at batch 1, async
+  double module_us = 0;       // a Linear + ReLU pair of 8 in a Sequential, 1024 wide, batch 1
   double alloc_us = 0;        // torch.empty of a 38.5 MB batch from the caching allocator + free
   // torch.mm of placement's FP32 GEMM on every CPU core, ms per sample, in the order taken;
   // empty without torch or without placement.
