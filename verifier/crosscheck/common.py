@@ -40,10 +40,11 @@ def measure(sample, warmup=2, min_samples=5, batch=5, max_samples=60, rel_tol=0.
             "samples": len(s)}
 
 
-def pin_to_this_core():
-    """Keeps this thread on one core (the first it may use), as the verifier's host-bound
-    experiments are kept (threads started later inherit it: only for scripts that start none)."""
-    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+def pin_to_one_core():
+    """Keeps this thread on one core (the last it may use, away from core 0 where interrupts
+    are usually handled), as the verifier's host-bound experiments are kept (threads started
+    later inherit it: only for scripts that start none)."""
+    os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
 
 
 def rate(time_figure, amount):

@@ -5,12 +5,12 @@ import time
 
 import torch
 
-from common import Report, measure, pin_to_this_core, sleep_cycles_per_us
+from common import Report, measure, pin_to_one_core, sleep_cycles_per_us
 from sync import K, PROFILES, steps_per_sample
 
 
 def main():
-    pin_to_this_core()
+    pin_to_one_core()
     torch.cuda.init()
     cycles_per_us = sleep_cycles_per_us()
     report = Report("debug")

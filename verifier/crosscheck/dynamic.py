@@ -10,7 +10,7 @@ import time
 
 import torch
 
-from common import Report, measure, pin_to_this_core
+from common import Report, measure, pin_to_one_core
 
 STEPS = 100
 BATCH = 64 * 3 * 224 * 224
@@ -28,7 +28,7 @@ def timed(fn, steps, scale=1e6):
 
 
 def main():
-    pin_to_this_core()
+    pin_to_one_core()
     torch.cuda.init()
     report = Report("dynamic")
     x = torch.rand(1 << 22, device="cuda")

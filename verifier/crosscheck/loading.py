@@ -11,7 +11,7 @@ import time
 import numpy as np
 import torch
 
-from common import Report, measure, rate, sleep_cycles_per_us
+from common import Report, measure, pin_to_one_core, rate, sleep_cycles_per_us
 
 CPU_MS, GPU_MS, WORKERS, STEPS = 4.0, 2.0, 4, 16
 FLOATS = 1 << 18
@@ -72,6 +72,7 @@ def main():
     report.add("loader.inline", "ms/batch", loader_figure(passes, 0, cycles))
     report.add("loader.workers", "ms/batch", loader_figure(passes, WORKERS, cycles))
 
+    pin_to_one_core()  # the loaders' workers are gone, as in the verifier's batch sweep
     layers = torch.nn.Sequential(*[m for _ in range(8)
                                    for m in (torch.nn.Linear(1024, 1024), torch.nn.ReLU())]).cuda()
     steps = 50

@@ -7,7 +7,7 @@ import time
 
 import torch
 
-from common import Report, measure, pin_to_this_core, sleep_cycles_per_us
+from common import Report, measure, pin_to_one_core, sleep_cycles_per_us
 
 K = 16
 PROFILES = [("launch", 0.0), ("balanced", 5.0), ("compute", 50.0)]
@@ -19,7 +19,7 @@ def steps_per_sample(kernel_us, requested=100):
 
 
 def main():
-    pin_to_this_core()
+    pin_to_one_core()
     torch.cuda.init()
     value = torch.zeros(1, dtype=torch.int32, device="cuda")
     cycles_per_us = sleep_cycles_per_us()

@@ -74,8 +74,12 @@ std::string describe_extras(const HostModel& model, const Extras& e) {
 }
 
 PinThread::PinThread() {
-  const int cpu = sched_getcpu();
-  if (cpu < 0 || pthread_getaffinity_np(pthread_self(), sizeof saved_, &saved_) != 0) return;
+  if (pthread_getaffinity_np(pthread_self(), sizeof saved_, &saved_) != 0) return;
+  int cpu = -1;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &saved_)) cpu = c;
+  }
+  if (cpu < 0) return;
   cpu_set_t one;
   CPU_ZERO(&one);
   CPU_SET(cpu, &one);

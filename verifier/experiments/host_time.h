@@ -38,9 +38,10 @@ Extras measure_extras(const HostModel& model, cudaStream_t stream, FILE* sink);
 // "host time per PyTorch call added: launch +0.9 us, ..." or why none was.
 std::string describe_extras(const HostModel& model, const Extras& extras);
 
-// Keeps the calling thread on the core it is on while alive, so that a host-bound figure does
-// not move when the scheduler moves the thread. Threads started meanwhile inherit the pin:
-// experiments with worker threads do not use it.
+// Keeps the calling thread on one core while alive, so that a host-bound figure does not move
+// when the scheduler moves the thread: the last core it may use, as the cross-checks pin theirs
+// (away from core 0, where interrupts are usually handled). Threads started meanwhile inherit
+// the pin: experiments with worker threads do not use it.
 class PinThread {
  public:
   PinThread();
