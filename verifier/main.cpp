@@ -17,7 +17,6 @@
 #include "verifier/experiments/cpu_gemm.h"
 #include "verifier/experiments/cuda_util.h"
 #include "verifier/experiments/experiment.h"
-#include "verifier/experiments/host_time.h"
 #include "verifier/harness/catalog.h"
 #include "verifier/harness/host_model.h"
 #include "verifier/harness/params.h"
@@ -154,9 +153,6 @@ int run(int argc, char** argv) {
   }
   report.device.cpu_gemm = cpu_gemm_name();
   if (params.host_model == "auto") {
-    // On one core, as the host-bound experiments and the cross-checks run: the probe inherits
-    // this thread's affinity.
-    PinThread pin;
     report.device.host = probe_host_model(params.python, 120,
                                           params.runs("placement") ? params.cpu_gemm : GemmShape{});
   } else {
