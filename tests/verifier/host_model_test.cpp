@@ -116,6 +116,57 @@ TEST(HostModel, TheProbeRunsOnThisMachinesPython) {
   }
 }
 
+// A stand-in torch package with just what the probe calls, so that the whole probe runs here
+// (this machine's python3 has no torch): every line of it, the CPU GEMM and the core pinning
+// included, is exercised without a GPU.
+constexpr const char* kStandInTorch = R"PY(
+import contextlib
+__version__ = "0.0-stand-in"
+class _Tensor:
+    def item(self): return 0.0
+class _Module:
+    def __init__(self, *parts): self.parts = parts
+    def cuda(self): return self
+    def __call__(self, x):
+        for part in self.parts:
+            if isinstance(part, _Module): x = part(x)
+        return x
+class cuda:
+    is_available = staticmethod(lambda: True)
+    init = staticmethod(lambda: None)
+    synchronize = staticmethod(lambda: None)
+    _sleep = staticmethod(lambda cycles: None)
+class nn:
+    Linear = ReLU = Sequential = _Module
+zeros = empty = rand = lambda *shape, **options: _Tensor()
+mm = lambda a, b: _Tensor()
+set_num_threads = lambda n: None
+no_grad = contextlib.nullcontext
+)PY";
+
+TEST(HostModel, TheWholeProbeRunsAgainstAStandInTorch) {
+  if (system("command -v python3 >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3 here";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("gpulint-stand-in-torch" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir / "torch");
+  std::ofstream(dir / "torch" / "__init__.py") << kStandInTorch;
+  const char* saved = std::getenv("PYTHONPATH");
+  const std::string saved_path = saved != nullptr ? saved : "";
+  setenv("PYTHONPATH", dir.c_str(), 1);
+  const HostModel m = probe_host_model("python3", 120, GemmShape{8, 8, 8});
+  if (saved != nullptr) {
+    setenv("PYTHONPATH", saved_path.c_str(), 1);
+  } else {
+    unsetenv("PYTHONPATH");
+  }
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(m.measured()) << m.detail;
+  EXPECT_EQ(m.detail, "torch 0.0-stand-in through python3");
+  EXPECT_GE(m.launch_us, 0);
+  EXPECT_GE(m.module_us, 0);
+  EXPECT_EQ(m.cpu_gemm_ms.size(), 15u);
+}
+
 TEST(HostModel, TheReportCarriesIt) {
   Report r;
   r.device.name = "GPU";
