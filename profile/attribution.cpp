@@ -110,10 +110,12 @@ Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_
         for (const Interval& g : gaps) {
           if (g.start > wait.when.start && g.end < wait.when.end) queued_gaps_us += g.length();
         }
-        for (const Interval& op : trace.gpu) {
-          if (op.start >= wait.when.end) break;
-          if (op.start > wait.when.start) queued_ops += 1;
-        }
+        const auto by_start = [](double t, const Interval& op) { return t < op.start; };
+        const auto first =
+            std::upper_bound(trace.gpu.begin(), trace.gpu.end(), wait.when.start, by_start);
+        const auto last = std::partition_point(
+            first, trace.gpu.end(), [&](const Interval& op) { return op.start < wait.when.end; });
+        queued_ops += static_cast<double>(last - first);
       }
     }
     std::vector<Interval> marked;  // every line's host time in this step, for launch gaps
