@@ -153,8 +153,9 @@ int run(int argc, char** argv) {
   }
   report.device.cpu_gemm = cpu_gemm_name();
   if (params.host_model == "auto") {
-    report.device.host = probe_host_model(params.python, 120,
-                                          params.runs("placement") ? params.cpu_gemm : GemmShape{});
+    ProbeWork work;
+    if (params.runs("placement")) work = {params.cpu_gemm, params.batch_bytes() / 4};
+    report.device.host = probe_host_model(params.python, 120, work);
   } else {
     report.device.host.detail = "--host-model cuda";
   }

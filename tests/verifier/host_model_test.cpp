@@ -62,22 +62,25 @@ std::string stand_in(const std::string& name, const std::string& body) {
 TEST(HostModel, TheProbeRunsThroughTheGivenPython) {
   const std::string python =
       stand_in("gpulint-probe-ok", std::string("echo '") + kProbeOutput + "'\necho warning >&2");
-  const HostModel m = probe_host_model(python, 10, GemmShape{});
+  const HostModel m = probe_host_model(python, 10, ProbeWork{});
   EXPECT_TRUE(m.measured()) << m.detail;
   EXPECT_DOUBLE_EQ(m.module_us, 14.0);
   EXPECT_TRUE(m.cpu_gemm_ms.empty());
   std::remove(python.c_str());
 }
 
-// The probe is given placement's GEMM shape as its arguments, and its CPU samples are read.
-TEST(HostModel, TheProbeTimesTheGivenCpuGemm) {
+// The probe is given placement's GEMM shape and batch size as its arguments, and its CPU
+// samples are read.
+TEST(HostModel, TheProbeTimesTheGivenCpuWork) {
   const std::string figures(kProbeOutput);
   const std::string python =
-      stand_in("gpulint-probe-gemm", "echo '" + figures.substr(0, figures.size() - 1) +
-                                         ", \"cpu_gemm_ms\": ['\"$3, $4, $5\"']}'");
-  const HostModel m = probe_host_model(python, 10, GemmShape{8, 16, 32});
+      stand_in("gpulint-probe-gemm",
+               "echo '" + figures.substr(0, figures.size() - 1) +
+                   ", \"cpu_gemm_ms\": ['\"$3, $4, $5\"'], \"cpu_randn_ms\": ['\"$6\"']}'");
+  const HostModel m = probe_host_model(python, 10, ProbeWork{{8, 16, 32}, 9633792});
   ASSERT_TRUE(m.measured()) << m.detail;
   EXPECT_EQ(m.cpu_gemm_ms, (std::vector<double>{8, 16, 32}));
+  EXPECT_EQ(m.cpu_randn_ms, (std::vector<double>{9633792}));
   std::remove(python.c_str());
   EXPECT_THROW(host_model_from_probe(
                    figures.substr(0, figures.size() - 1) + R"(, "cpu_gemm_ms": [21.0, 0]})", "p"),
@@ -85,17 +88,17 @@ TEST(HostModel, TheProbeTimesTheGivenCpuGemm) {
 }
 
 TEST(HostModel, WithoutTorchTheFiguresAreRawCudaAndSayWhy) {
-  const HostModel missing = probe_host_model("/nonexistent/python3", 10, GemmShape{});
+  const HostModel missing = probe_host_model("/nonexistent/python3", 10, ProbeWork{});
   EXPECT_FALSE(missing.measured());
   EXPECT_EQ(missing.detail, "cannot run /nonexistent/python3");
 
   const std::string failing = stand_in("gpulint-probe-fail", "exit 1");
-  EXPECT_EQ(probe_host_model(failing, 10, GemmShape{}).detail,
+  EXPECT_EQ(probe_host_model(failing, 10, ProbeWork{}).detail,
             failing + " failed running the probe");
   std::remove(failing.c_str());
 
   const std::string slow = stand_in("gpulint-probe-slow", "exec sleep 30");
-  const HostModel timed_out = probe_host_model(slow, 0.3, GemmShape{});
+  const HostModel timed_out = probe_host_model(slow, 0.3, ProbeWork{});
   EXPECT_FALSE(timed_out.measured());
   EXPECT_NE(timed_out.detail.find("did not finish the probe within"), std::string::npos);
   std::remove(slow.c_str());
@@ -105,7 +108,7 @@ TEST(HostModel, WithoutTorchTheFiguresAreRawCudaAndSayWhy) {
 // machine lacks, and says that.
 TEST(HostModel, TheProbeRunsOnThisMachinesPython) {
   if (system("command -v python3 >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3 here";
-  const HostModel m = probe_host_model("python3", 120, GemmShape{64, 64, 64});
+  const HostModel m = probe_host_model("python3", 120, ProbeWork{{64, 64, 64}, 4096});
   if (m.measured()) {
     EXPECT_GT(m.launch_us, 0);
     EXPECT_GT(m.item_us, 0);
@@ -138,7 +141,7 @@ class cuda:
     _sleep = staticmethod(lambda cycles: None)
 class nn:
     Linear = ReLU = Sequential = _Module
-zeros = empty = rand = lambda *shape, **options: _Tensor()
+zeros = empty = rand = randn = lambda *shape, **options: _Tensor()
 mm = lambda a, b: _Tensor()
 set_num_threads = lambda n: None
 no_grad = contextlib.nullcontext
@@ -153,7 +156,7 @@ TEST(HostModel, TheWholeProbeRunsAgainstAStandInTorch) {
   const char* saved = std::getenv("PYTHONPATH");
   const std::string saved_path = saved != nullptr ? saved : "";
   setenv("PYTHONPATH", dir.c_str(), 1);
-  const HostModel m = probe_host_model("python3", 120, GemmShape{8, 8, 8});
+  const HostModel m = probe_host_model("python3", 120, ProbeWork{{8, 8, 8}, 64});
   if (saved != nullptr) {
     setenv("PYTHONPATH", saved_path.c_str(), 1);
   } else {
@@ -165,6 +168,7 @@ TEST(HostModel, TheWholeProbeRunsAgainstAStandInTorch) {
   EXPECT_GE(m.launch_us, 0);
   EXPECT_GE(m.module_us, 0);
   EXPECT_EQ(m.cpu_gemm_ms.size(), 15u);
+  EXPECT_EQ(m.cpu_randn_ms.size(), 9u);
 }
 
 TEST(HostModel, TheReportCarriesIt) {
@@ -176,7 +180,10 @@ TEST(HostModel, TheReportCarriesIt) {
   EXPECT_EQ(back.device.host.detail, r.device.host.detail);
   EXPECT_DOUBLE_EQ(back.device.host.item_us, 21.5);
   r.device.host.cpu_gemm_ms = {21.5, 20.9};
-  EXPECT_EQ(report_from_json(to_json(r)).device.host.cpu_gemm_ms, r.device.host.cpu_gemm_ms);
+  r.device.host.cpu_randn_ms = {80.5};
+  const Report with_samples = report_from_json(to_json(r));
+  EXPECT_EQ(with_samples.device.host.cpu_gemm_ms, r.device.host.cpu_gemm_ms);
+  EXPECT_EQ(with_samples.device.host.cpu_randn_ms, r.device.host.cpu_randn_ms);
   r.device.host = HostModel{};
   r.device.host.detail = "python3 cannot import torch";
   const Report raw = report_from_json(to_json(r));

@@ -2,9 +2,10 @@
 // - gemm: a layer-sized FP32 GEMM (cpu_gemm_shape) on every CPU core (torch.mm when the host
 //   model's probe ran, else the verifier's BLAS) vs cuBLAS SGEMM on the GPU (FP32, as
 //   PyTorch's default matmul without TF32), data already where it runs.
-// - fill: a batch-shaped randn filled on the host (PyTorch's CPU algorithm: serial uniforms,
-//   vectorised Box-Muller) and copied to the GPU, vs cuRAND filling it on the device; the same
-//   for zeros (a parallel fill on the host vs cudaMemsetAsync).
+// - fill: a batch-shaped randn made on the host and copied to the GPU, vs cuRAND filling it on
+//   the device; the same for zeros (a parallel fill on the host vs cudaMemsetAsync). The host's
+//   randn is torch.randn's own time from the probe where it ran, else PyTorch's CPU algorithm
+//   run here (serial uniforms, vectorised Box-Muller).
 
 #include <cublas_v2.h>
 #include <curand.h>
@@ -127,7 +128,7 @@ void gemm(const Params& p, const HostModel& host, ExperimentResult& out, Stream&
       "gemm.cpu", host.cpu_gemm_ms.empty() ? cpu_gemm_name() : "torch.mm (" + host.detail + ")");
 }
 
-void fill(const Params& p, ExperimentResult& out, Stream& stream) {
+void fill(const Params& p, const HostModel& host_model, ExperimentResult& out, Stream& stream) {
   const size_t count = static_cast<size_t>(p.batch_bytes() / 4);
   DeviceBuffer<float> device(count);
   Generator generator(stream.get());
@@ -154,6 +155,20 @@ void fill(const Params& p, ExperimentResult& out, Stream& stream) {
       return (now_us() - t0) / 1000.0;
     };
   };
+  // torch.randn's own samples, each followed by a copy timed here from a batch just written by
+  // one thread (as randn writes it); replayed through the stopping rule as gemm.cpu's are.
+  const std::vector<double>& randn_ms = host_model.cpu_randn_ms;
+  size_t next_randn = 0;
+  auto torch_randn_then_copy = [&] {
+    std::unique_ptr<float[]> host(new float[count]);
+    std::memset(host.get(), 0, count * sizeof(float));
+    stream.sync();
+    const double t0 = now_us();
+    GPULINT_CUDA(cudaMemcpyAsync(device.get(), host.get(), count * sizeof(float),
+                                 cudaMemcpyHostToDevice, stream.get()));
+    stream.sync();
+    return (now_us() - t0) / 1000.0 + randn_ms[next_randn++ % randn_ms.size()];
+  };
   auto on_device = [&](bool normal) {
     return [&, normal] {
       stream.sync();
@@ -167,8 +182,19 @@ void fill(const Params& p, ExperimentResult& out, Stream& stream) {
       return (now_us() - t0) / 1000.0;
     };
   };
-  out.measurements.push_back(measure("fill.host_copy", "randn on the host, then copied", "ms",
-                                     host_then_copy(true), options));
+  if (randn_ms.empty()) {
+    out.measurements.push_back(measure("fill.host_copy", "randn on the host, then copied", "ms",
+                                       host_then_copy(true), options));
+  } else {
+    torch_randn_then_copy();  // the copy's warm-up; the samples start from the first again
+    next_randn = 0;
+    StableOptions replay = options;
+    replay.warmup = 0;
+    replay.max_samples = static_cast<int>(randn_ms.size());
+    out.measurements.push_back(measure(
+        "fill.host_copy", "randn on the host (torch.randn, " + host_model.detail + "), then copied",
+        "ms", torch_randn_then_copy, replay));
+  }
   out.measurements.push_back(
       measure("fill.device", "randn on the device (cuRAND)", "ms", on_device(true), options));
   out.measurements.push_back(measure("fill.zeros_host_copy", "zeros on the host, then copied", "ms",
@@ -176,6 +202,9 @@ void fill(const Params& p, ExperimentResult& out, Stream& stream) {
   out.measurements.push_back(measure("fill.zeros_device", "zeros on the device (memset)", "ms",
                                      on_device(false), options));
   out.parameters.emplace_back("fill.shape", format_shape(p.batch_shape));
+  out.parameters.emplace_back("fill.host", randn_ms.empty()
+                                               ? "PyTorch's CPU algorithm, run by the verifier"
+                                               : "torch.randn (" + host_model.detail + ")");
 }
 
 }  // namespace
@@ -183,7 +212,7 @@ void fill(const Params& p, ExperimentResult& out, Stream& stream) {
 void run_placement(const Params& p, const DeviceInfo& d, ExperimentResult& out) {
   Stream stream;
   gemm(p, d.host, out, stream);
-  fill(p, out, stream);
+  fill(p, d.host, out, stream);
 }
 
 }  // namespace gpulint::verifier

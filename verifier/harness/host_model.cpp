@@ -22,7 +22,8 @@ namespace {
 // Each figure is the median over bursts of back-to-back calls, after three bursts of warm-up, with
 // the GPU drained between bursts: per-call host time as a step loop sees it. Given a GEMM shape
 // M N K (0 0 0: none), it also times torch.mm of that FP32 GEMM on every CPU core, each sample
-// after one warm-up call, as placement's CPU figure.
+// after one warm-up call, as placement's CPU figure; given a batch's element count E (0: none),
+// torch.randn of a fresh CPU tensor that size, as placement's host fill.
 constexpr std::string_view kProbe = R"PY(
 import json, os, statistics, sys, time
 try:
@@ -74,10 +75,10 @@ def alloc():
 
 figures["alloc_us"] = per_call(alloc)
 result = {"torch": torch.__version__, "figures": figures}
-m, n, k = (int(v) for v in sys.argv[1:4])
+m, n, k, e = (int(v) for v in sys.argv[1:5])
+os.sched_setaffinity(0, cores)
+torch.set_num_threads(os.cpu_count())
 if m > 0:
-    os.sched_setaffinity(0, cores)
-    torch.set_num_threads(os.cpu_count())
     a, b = torch.rand(m, k), torch.rand(k, n)
     torch.mm(a, b)
     result["cpu_gemm_ms"] = []
@@ -85,6 +86,13 @@ if m > 0:
         t0 = time.perf_counter()
         torch.mm(a, b)
         result["cpu_gemm_ms"].append((time.perf_counter() - t0) * 1e3)
+if e > 0:
+    torch.randn(e)
+    result["cpu_randn_ms"] = []
+    for _ in range(9):
+        t0 = time.perf_counter()
+        torch.randn(e)
+        result["cpu_randn_ms"].append((time.perf_counter() - t0) * 1e3)
 print(json.dumps(result))
 )PY";
 
@@ -102,7 +110,7 @@ struct Child {
 
 // The probe's standard output; throws std::runtime_error when it cannot be run or runs out
 // of time. Its standard error is left out: torch's warnings are not the verifier's.
-std::string run_probe(const std::string& python, double timeout_s, const GemmShape& cpu_gemm) {
+std::string run_probe(const std::string& python, double timeout_s, const ProbeWork& work) {
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error("cannot make a pipe");
   Child child;
@@ -112,14 +120,16 @@ std::string run_probe(const std::string& python, double timeout_s, const GemmSha
   posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  std::string source(kProbe), m = std::to_string(cpu_gemm.m), n = std::to_string(cpu_gemm.n),
-                              k = std::to_string(cpu_gemm.k);
+  std::string source(kProbe),
+      m = std::to_string(work.cpu_gemm.m), n = std::to_string(work.cpu_gemm.n),
+      k = std::to_string(work.cpu_gemm.k), e = std::to_string(work.randn_elements);
   char* argv[] = {const_cast<char*>(python.c_str()),
                   const_cast<char*>("-c"),
                   source.data(),
                   m.data(),
                   n.data(),
                   k.data(),
+                  e.data(),
                   nullptr};
   const int status = posix_spawnp(&child.pid, python.c_str(), &actions, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -181,12 +191,16 @@ HostModel host_model_from_probe(std::string_view output, std::string_view python
     m.module_us = f.at("module_us").get<double>();
     m.alloc_us = f.at("alloc_us").get<double>();
     if (j.contains("cpu_gemm_ms")) m.cpu_gemm_ms = j["cpu_gemm_ms"].get<std::vector<double>>();
+    if (j.contains("cpu_randn_ms")) m.cpu_randn_ms = j["cpu_randn_ms"].get<std::vector<double>>();
     for (double v :
          {m.launch_us, m.item_us, m.synchronize_us, m.print_us, m.module_us, m.alloc_us}) {
       if (!(v >= 0 && v < 1e6)) throw std::runtime_error("the probe printed a figure out of range");
     }
-    for (double v : m.cpu_gemm_ms) {
-      if (!(v > 0 && v < 1e7)) throw std::runtime_error("the probe printed a figure out of range");
+    for (const std::vector<double>* samples : {&m.cpu_gemm_ms, &m.cpu_randn_ms}) {
+      for (double v : *samples) {
+        if (!(v > 0 && v < 1e7))
+          throw std::runtime_error("the probe printed a figure out of range");
+      }
     }
     return m;
   } catch (const nlohmann::json::exception&) {
@@ -194,9 +208,9 @@ HostModel host_model_from_probe(std::string_view output, std::string_view python
   }
 }
 
-HostModel probe_host_model(const std::string& python, double timeout_s, const GemmShape& cpu_gemm) {
+HostModel probe_host_model(const std::string& python, double timeout_s, const ProbeWork& work) {
   try {
-    return host_model_from_probe(run_probe(python, timeout_s, cpu_gemm), python);
+    return host_model_from_probe(run_probe(python, timeout_s, work), python);
   } catch (const std::exception& e) {
     HostModel m;
     m.detail = e.what();

@@ -29,6 +29,8 @@ struct HostModel {
   // torch.mm of placement's FP32 GEMM on every CPU core, ms per sample, in the order taken;
   // empty without torch or without placement.
   std::vector<double> cpu_gemm_ms;
+  // torch.randn of a fresh CPU tensor of placement's batch, ms per sample; empty likewise.
+  std::vector<double> cpu_randn_ms;
 
   bool measured() const { return source == "torch"; }
 };
@@ -41,9 +43,14 @@ std::string_view torch_probe_source();
 // probe said why it could not measure.
 HostModel host_model_from_probe(std::string_view output, std::string_view python);
 
+// What the probe times on the CPU besides the per-call figures; zeros: nothing.
+struct ProbeWork {
+  GemmShape cpu_gemm;
+  int64_t randn_elements = 0;
+};
+
 // Runs the probe with `python` (a name looked up on PATH, or a path), at most `timeout_s`
-// seconds, timing `cpu_gemm` on the CPU unless it is all zeros. Never throws: a failure gives
-// the raw CUDA model with the reason in `detail`.
-HostModel probe_host_model(const std::string& python, double timeout_s, const GemmShape& cpu_gemm);
+// seconds. Never throws: a failure gives the raw CUDA model with the reason in `detail`.
+HostModel probe_host_model(const std::string& python, double timeout_s, const ProbeWork& work);
 
 }  // namespace gpulint::verifier

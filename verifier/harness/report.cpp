@@ -88,6 +88,7 @@ Json host_model_json(const HostModel& m) {
                           {"synchronize", m.synchronize_us}, {"print", m.print_us},
                           {"module", m.module_us},           {"alloc", m.alloc_us}};
     if (!m.cpu_gemm_ms.empty()) out["cpu_gemm_ms"] = m.cpu_gemm_ms;
+    if (!m.cpu_randn_ms.empty()) out["cpu_randn_ms"] = m.cpu_randn_ms;
   }
   return out;
 }
@@ -106,6 +107,7 @@ HostModel host_model_from(const Json& j) {
     m.alloc_us = f.value("alloc", 0.0);
   }
   if (j.contains("cpu_gemm_ms")) m.cpu_gemm_ms = j["cpu_gemm_ms"].get<std::vector<double>>();
+  if (j.contains("cpu_randn_ms")) m.cpu_randn_ms = j["cpu_randn_ms"].get<std::vector<double>>();
   return m;
 }
 
