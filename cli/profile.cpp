@@ -135,7 +135,8 @@ std::vector<RankRecord> read_records(const fs::path& records) {
           rank.window.warmup);
     } else if (const std::optional<std::string> trace_text = read_file(trace_path)) {
       if (const std::optional<profile::Trace> trace = profile::read_trace(*trace_text, &error)) {
-        rank.attribution = profile::attribute(*trace, rank.window.unprofiled_step_us);
+        rank.attribution = profile::attribute(*trace, rank.window.unprofiled_step_us,
+                                              profile::placed_samples(rank.window, *trace));
         rank.timeline = profile::timeline(*trace, kPlottedSteps);
       } else {
         rank.problem = fmt::format("{}: {}", trace_path.string(), error);
@@ -162,6 +163,27 @@ std::string display_path(const std::string& file) {
 
 std::string line_name(const SourceLine& where) {
   return fmt::format("{}:{}", display_path(where.file), where.line);
+}
+
+// Lines under this share of the samples are left out: a few samples say little.
+constexpr double kHostLineShare = 0.05;
+constexpr size_t kHostLinesShown = 5;
+
+std::string render_host_lines(const Attribution& a) {
+  std::string out;
+  size_t shown = 0;
+  for (const profile::HostLine& line : a.host_lines) {
+    if (shown == kHostLinesShown || line.samples < kHostLineShare * a.host_samples) break;
+    if (shown++ == 0) {
+      out += fmt::format(
+          "  the host's own work while the GPU idled, by line ({} samples of the host's line "
+          "outside the lines above):\n",
+          a.host_samples);
+    }
+    out += fmt::format("    {:<40} GPU idle {} a step ({} samples)\n", line_name(line.where),
+                       ms(line.gpu_idle_us_per_step), line.samples);
+  }
+  return out;
 }
 
 std::string render_rank(const RankRecord& rank) {
@@ -218,6 +240,7 @@ std::string render_rank(const RankRecord& rank) {
                            : "",
                        ms(line.saving_us_per_step));
   }
+  out += render_host_lines(a);
   if (a.syncs) {
     const profile::SyncGroup& g = *a.syncs;
     if (g.lines.size() > 1) {

@@ -65,6 +65,13 @@ std::vector<Interval> merged(std::vector<Interval> spans) {
   return out;
 }
 
+// Whether `t` falls in one of `spans` (sorted by start, disjoint).
+bool within(const std::vector<Interval>& spans, double t) {
+  const auto after = std::upper_bound(spans.begin(), spans.end(), t,
+                                      [](double at, const Interval& s) { return at < s.start; });
+  return after != spans.begin() && t < std::prev(after)->end;
+}
+
 double total_length(const std::vector<Interval>& spans) {
   double total = 0;
   for (const Interval& s : spans) total += s.length();
@@ -73,7 +80,12 @@ double total_length(const std::vector<Interval>& spans) {
 
 }  // namespace
 
-Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_us) {
+Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_us,
+                      std::vector<HostSample> samples) {
+  const auto by_time = [](const HostSample& a, const HostSample& b) { return a.at_us < b.at_us; };
+  std::stable_sort(samples.begin(), samples.end(), by_time);
+  std::map<SourceLine, int> host_counts;
+  double unmarked_idle_us = 0;
   Attribution out;
   StepBreakdown& b = out.breakdown;
   std::map<SourceLine, LineCost> lines;
@@ -126,6 +138,15 @@ Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_
       }
     }
     marked = merged(std::move(marked));
+    for (const Interval& g : gaps) unmarked_idle_us += g.length() - idle_during(marked, g);
+    auto sample =
+        std::lower_bound(samples.begin(), samples.end(), HostSample{step.start, {}}, by_time);
+    for (; sample != samples.end() && sample->at_us < step.end; ++sample) {
+      if (within(gaps, sample->at_us) && !within(marked, sample->at_us)) {
+        ++host_counts[sample->where];
+        ++out.host_samples;
+      }
+    }
     for (size_t g = 0; g < gaps.size(); ++g) {
       // Between two operations: not the step's head before its first, nor its tail after its last.
       const bool between = gaps[g].start > step.start && gaps[g].end < step.end;
@@ -202,6 +223,12 @@ Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_
     return x.wait_us_per_step + x.gpu_idle_us_per_step >
            y.wait_us_per_step + y.gpu_idle_us_per_step;
   });
+  for (const auto& [where, count] : host_counts) {
+    out.host_lines.push_back(
+        {where, count, unmarked_idle_us / n * count / static_cast<double>(out.host_samples)});
+  }
+  std::stable_sort(out.host_lines.begin(), out.host_lines.end(),
+                   [](const HostLine& x, const HostLine& y) { return x.samples > y.samples; });
   return out;
 }
 

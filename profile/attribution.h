@@ -79,13 +79,25 @@ struct SyncGroup {
   double step_without_us = 0;     // the step predicted without them
 };
 
+// The host's own work at a line while the GPU idled, outside the marked lines: the idle time
+// there shared out by where the sampled host thread was.
+struct HostLine {
+  SourceLine where;
+  int samples = 0;                  // of the host's idle-time samples, at this line
+  double gpu_idle_us_per_step = 0;  // the unmarked idle time, this line's share of it
+};
+
 struct Attribution {
   StepBreakdown breakdown;
   std::vector<LineCost> lines;  // largest cost first
   std::optional<SyncGroup> syncs;
+  std::vector<HostLine> host_lines;  // largest first
+  int host_samples = 0;              // samples taken while the host worked and the GPU idled
 };
 
-Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_us = {});
+// `samples` on the trace's clock (placed_samples).
+Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_us = {},
+                      std::vector<HostSample> samples = {});
 
 // What the GPU was doing at each moment of a step, and while it was idle, why: the host
 // waiting for a batch, in one of the synchronising lines, or at its other work.

@@ -150,7 +150,37 @@ std::optional<Window> read_window(std::string_view text, std::string* error) {
          text_field(site, "function"),
          static_cast<int64_t>(number_field(site, "count"))});
   }
+  for (const Json& at : json->value("mark_us", Json::array())) {
+    if (at.is_number()) window.mark_us.push_back(at.get<double>());
+  }
+  std::vector<SourceLine> sites;
+  for (const Json& site : json->value("sample_sites", Json::array())) {
+    const bool valid =
+        site.is_array() && site.size() == 2 && site[0].is_string() && site[1].is_number_integer();
+    sites.push_back(valid ? SourceLine{site[0].get<std::string>(), site[1].get<int>()}
+                          : SourceLine{});
+  }
+  for (const Json& sample : json->value("samples", Json::array())) {
+    if (!sample.is_array() || sample.size() != 2 || !sample[0].is_number() ||
+        !sample[1].is_number_unsigned() || sample[1].get<size_t>() >= sites.size()) {
+      continue;
+    }
+    const SourceLine& where = sites[sample[1].get<size_t>()];
+    if (!where.file.empty()) window.samples.push_back({sample[0].get<double>(), where});
+  }
   return window;
+}
+
+std::vector<HostSample> placed_samples(const Window& window, const Trace& trace) {
+  const size_t marks = std::min(window.mark_us.size(), trace.steps.size());
+  if (marks == 0) return {};
+  std::vector<double> offsets;
+  for (size_t i = 0; i < marks; ++i) offsets.push_back(trace.steps[i].start - window.mark_us[i]);
+  std::nth_element(offsets.begin(), offsets.begin() + offsets.size() / 2, offsets.end());
+  const double offset = offsets[offsets.size() / 2];
+  std::vector<HostSample> placed = window.samples;
+  for (HostSample& sample : placed) sample.at_us += offset;
+  return placed;
 }
 
 std::optional<Trace> read_trace(std::string_view text, std::string* error) {

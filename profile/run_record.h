@@ -32,6 +32,12 @@ struct SyncSite {
   int64_t count = 0;
 };
 
+// Where the thread that ran the steps was, sampled: its innermost line in the user's files.
+struct HostSample {
+  double at_us = 0;  // on the host's clock (Window) or the trace's (placed_samples)
+  SourceLine where;
+};
+
 struct Window {
   int rank = 0;
   int warmup = 0;
@@ -40,6 +46,8 @@ struct Window {
   // The warm-up's step on the host without the profiler (the median of its last half).
   std::optional<double> unprofiled_step_us;
   std::vector<SyncSite> syncs;
+  std::vector<double> mark_us;  // the host's clock as each step mark began
+  std::vector<HostSample> samples;
   std::string torch;
   bool cuda = false;
   std::string error;  // the shim's own failure, if any
@@ -84,5 +92,10 @@ struct Trace {
 // Both return nullopt and say why in `error` when the text is not what the shim writes.
 std::optional<Window> read_window(std::string_view json, std::string* error);
 std::optional<Trace> read_trace(std::string_view json, std::string* error);
+
+// The window's samples on the trace's clock: the two clocks differ by the median gap between
+// a step mark's start in the trace and the host's clock as the shim began it. None where the
+// window has no step mark times.
+std::vector<HostSample> placed_samples(const Window& window, const Trace& trace);
 
 }  // namespace gpulint::profile

@@ -8,7 +8,8 @@
 # next batch. The profiler's Python frames name a function, not the line being run, so the shim
 # marks the trace itself: each synchronising call, each wait for a batch and each print gets an
 # annotation naming the user's line ("gpulint/sync FILE:LINE", "gpulint/data FILE:LINE",
-# "gpulint/print FILE:LINE"). Nothing here may break the user's program: every failure is
+# "gpulint/print FILE:LINE"). The host's other work has no mark: a thread samples the stepping
+# thread's line through the window. Nothing here may break the user's program: every failure is
 # written down and the program goes on.
 #
 # Settings, from gpulint, in the environment:
@@ -27,6 +28,10 @@ _SYNC_MARK = "gpulint/sync "
 _DATA_MARK = "gpulint/data "
 _PRINT_MARK = "gpulint/print "
 _SYNC_WARNING = "synchronizing CUDA operation"
+# Between two samples of the stepping thread's line. A sample waits for the GIL, which a thread
+# running Python hands over every switch interval (5 ms by default): busy Python is sampled at
+# that rate, a thread blocked in C with the GIL released at this one.
+_SAMPLE_S = 0.001
 
 
 def _chain_to_the_next_sitecustomize():
@@ -74,6 +79,10 @@ class _Window:
         self.wrapped = []
         self.error = None
         self.done = False
+        self.mark_times = []  # the host's clock at each step mark, to place the samples
+        self.samples = []  # (the host's clock, the stepping thread's user line)
+        self.sampler = None
+        self.sampling = False
 
     # A file is the user's unless it is torch's, the standard library's, an installed
     # package's or the shim's.
@@ -144,6 +153,7 @@ class _Window:
         from torch.autograd.profiler import record_function
 
         self.mark = record_function(_STEP_MARK + str(self.boundaries - self.warmup))
+        self.mark_times.append(time.perf_counter())
         self.mark.__enter__()
 
     def close_mark(self):
@@ -196,6 +206,25 @@ class _Window:
             self.shown = warnings.showwarning
             warnings.showwarning = self.on_warning
             torch.cuda.set_sync_debug_mode(1)
+        self.start_sampler()
+
+    def start_sampler(self):
+        import threading
+
+        stepping = threading.get_ident()
+        self.sampling = True
+
+        def sample():
+            frames = sys._current_frames
+            while self.sampling:
+                time.sleep(_SAMPLE_S)
+                frame = frames().get(stepping)
+                site = self.user_site(frame) if frame is not None else ("", 0, "")
+                if site[0]:
+                    self.samples.append((time.perf_counter(), site))
+
+        self.sampler = threading.Thread(target=sample, name="gpulint-sampler", daemon=True)
+        self.sampler.start()
 
     # The user's frame that called into torch: the innermost one in the user's files.
     def user_site(self, frame):
@@ -247,6 +276,10 @@ class _Window:
     # Every hook off, the program's own functions and warning filters back.
     def detach(self):
         self.done = True
+        self.sampling = False
+        if self.sampler is not None:
+            self.sampler.join(1.0)
+            self.sampler = None
         for owner, name, original in reversed(self.wrapped):
             setattr(owner, name, original)
         self.wrapped = []
@@ -310,6 +343,10 @@ class _Window:
             {"file": f, "line": n, "function": fn, "count": c}
             for (f, n, fn), c in sorted(self.syncs.items())
         ]
+        sites = {}
+        samples = [
+            [round(t * 1e6, 1), sites.setdefault(site[:2], len(sites))] for t, site in self.samples
+        ]
         window = {
             "rank": self.rank,
             "warmup": self.warmup,
@@ -319,6 +356,9 @@ class _Window:
             "torch": getattr(self.torch, "__version__", ""),
             "cuda": bool(self.torch.cuda.is_available()),
             "syncs": syncs,
+            "mark_us": [round(t * 1e6, 1) for t in self.mark_times],
+            "sample_sites": [list(site) for site in sites],
+            "samples": samples,
             "error": self.error,
         }
         tmp = self.path("window") + ".tmp"

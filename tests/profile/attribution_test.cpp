@@ -54,6 +54,26 @@ TEST(ProfileAttribution, SynchronisingLinesActTogether) {
 
 // A step bound by its GPU, 1000 us under the profiler and 900 us without it: a wait for the
 // GPU's 700 us of work, then a print holding the host 100 us while the GPU has nothing to do.
+// The host's own work while the GPU idles is shared out by where the host was sampled: of the
+// 690 us a step of idle outside the two lines, 3 samples of 4 at line 60, 1 at line 70. A
+// sample while the GPU is busy, or inside a marked line, says nothing of the idle.
+TEST(ProfileAttribution, SharesTheHostsIdleWorkByItsSampledLines) {
+  const std::vector<HostSample> samples = {
+      {100, {"/w/train.py", 60}},  // the GPU busy
+      {400, {"/w/train.py", 60}},  {500, {"/w/train.py", 60}},
+      {905, {"/w/train.py", 51}},                                // inside the line at 51
+      {1600, {"/w/train.py", 70}}, {1450, {"/w/train.py", 60}},  // out of order
+  };
+  const Attribution a = attribute(two_synced_steps(), {}, samples);
+  EXPECT_EQ(a.host_samples, 4);
+  ASSERT_EQ(a.host_lines.size(), 2u);
+  EXPECT_EQ(a.host_lines[0].where.line, 60);
+  EXPECT_EQ(a.host_lines[0].samples, 3);
+  EXPECT_DOUBLE_EQ(a.host_lines[0].gpu_idle_us_per_step, 690.0 * 3 / 4);
+  EXPECT_DOUBLE_EQ(a.host_lines[1].gpu_idle_us_per_step, 690.0 / 4);
+  EXPECT_TRUE(attribute(two_synced_steps()).host_lines.empty());
+}
+
 TEST(ProfileAttribution, SavingsAreAgainstTheStepWithoutTheProfiler) {
   Trace t;
   t.steps.push_back({0, 1000});

@@ -121,6 +121,17 @@ TEST_F(ProfileCommand, TheShimMarksEachLineThatWaits) {
   EXPECT_NE(run.err.find("without the profiler the step took"), std::string::npos) << run.err;
 }
 
+// The host's own work, at no marked line, is found by sampling: the stub sleeps 20 ms a step
+// at its line 12 while the GPU has nothing to do.
+TEST_F(ProfileCommand, TheHostsOwnWorkIsFoundAtItsLineBySampling) {
+  if (!python_present()) GTEST_SKIP() << "python3 is not installed";
+  const system::CapturedRun run = profile_stub({}, {"8", "20"});
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.err.find("the host's own work while the GPU idled, by line"), std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("train_stub.py:12"), std::string::npos) << run.err;
+}
+
 // A program with no optimizer: its steps end at backward calls, and with no backward either,
 // at its batches.
 TEST_F(ProfileCommand, StepsEndAtBackwardOrAtTheNextBatchWithoutAnOptimizer) {

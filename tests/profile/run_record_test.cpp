@@ -122,6 +122,28 @@ TEST(ProfileRecords, ReadsTheWindowRecord) {
   ASSERT_EQ(window->syncs.size(), 1u);
   EXPECT_EQ(window->syncs[0].where.line, 89);
   EXPECT_EQ(window->syncs[0].count, 20);
+  EXPECT_TRUE(window->samples.empty());  // a record from before the sampler
+}
+
+// The sampled host lines, on the host's clock, and their placing on the trace's: the offset
+// is the median of the step marks' (one mark's is off, as a descheduled thread's would be).
+TEST(ProfileRecords, PlacesTheHostSamplesOnTheTracesClock) {
+  std::string error;
+  const std::optional<Window> window = read_window(
+      R"({"rank": 0, "steps": 3, "syncs": [], "mark_us": [100, 200, 300],
+          "sample_sites": [["/w/train.py", 40], ["/w/data.py", 7], 5],
+          "samples": [[150, 0], [250, 1], [260, 2], [270, 9], [280, -1], "x"]})",
+      &error);
+  ASSERT_TRUE(window) << error;
+  ASSERT_EQ(window->samples.size(), 2u);  // the rest name no valid site
+  EXPECT_EQ(window->samples[1].where, (SourceLine{"/w/data.py", 7}));
+  Trace trace;
+  trace.steps = {{1100, 1200}, {1200, 1300}, {1340, 1400}};
+  const std::vector<HostSample> placed = placed_samples(*window, trace);
+  ASSERT_EQ(placed.size(), 2u);
+  EXPECT_DOUBLE_EQ(placed[0].at_us, 1150);
+  EXPECT_DOUBLE_EQ(placed[1].at_us, 1250);
+  EXPECT_TRUE(placed_samples(Window{}, trace).empty());
 }
 
 }  // namespace
