@@ -135,9 +135,10 @@ std::vector<RankRecord> read_records(const fs::path& records) {
           rank.window.warmup);
     } else if (const std::optional<std::string> trace_text = read_file(trace_path)) {
       if (const std::optional<profile::Trace> trace = profile::read_trace(*trace_text, &error)) {
-        rank.attribution = profile::attribute(*trace, rank.window.unprofiled_step_us,
-                                              profile::placed_samples(rank.window, *trace));
-        rank.timeline = profile::timeline(*trace, kPlottedSteps);
+        const std::vector<profile::HostSample> samples =
+            profile::placed_samples(rank.window, *trace);
+        rank.attribution = profile::attribute(*trace, rank.window.unprofiled_step_us, samples);
+        rank.timeline = profile::timeline(*trace, kPlottedSteps, samples);
       } else {
         rank.problem = fmt::format("{}: {}", trace_path.string(), error);
       }

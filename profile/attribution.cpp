@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 namespace gpulint::profile {
 namespace {
@@ -65,6 +66,21 @@ std::vector<Interval> merged(std::vector<Interval> spans) {
   return out;
 }
 
+bool by_time(const HostSample& a, const HostSample& b) { return a.at_us < b.at_us; }
+
+// The line sampled most often inside `span` (`samples` sorted by time); none without samples.
+SourceLine most_sampled(const std::vector<HostSample>& samples, const Interval& span) {
+  std::map<SourceLine, int> counts;
+  auto it = std::lower_bound(samples.begin(), samples.end(), HostSample{span.start, {}}, by_time);
+  for (; it != samples.end() && it->at_us < span.end; ++it) ++counts[it->where];
+  SourceLine best;
+  int most = 0;
+  for (const auto& [where, count] : counts) {
+    if (count > most) std::tie(best, most) = std::tie(where, count);
+  }
+  return best;
+}
+
 // Whether `t` falls in one of `spans` (sorted by start, disjoint).
 bool within(const std::vector<Interval>& spans, double t) {
   const auto after = std::upper_bound(spans.begin(), spans.end(), t,
@@ -82,7 +98,6 @@ double total_length(const std::vector<Interval>& spans) {
 
 Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_us,
                       std::vector<HostSample> samples) {
-  const auto by_time = [](const HostSample& a, const HostSample& b) { return a.at_us < b.at_us; };
   std::stable_sort(samples.begin(), samples.end(), by_time);
   std::map<SourceLine, int> host_counts;
   double unmarked_idle_us = 0;
@@ -232,7 +247,8 @@ Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_
   return out;
 }
 
-Timeline timeline(const Trace& trace, size_t steps) {
+Timeline timeline(const Trace& trace, size_t steps, std::vector<HostSample> samples) {
+  std::stable_sort(samples.begin(), samples.end(), by_time);
   Timeline out;
   for (size_t i = 0; i < std::min(steps, trace.steps.size()); ++i) {
     const Interval& step = trace.steps[i];
@@ -263,6 +279,9 @@ Timeline timeline(const Trace& trace, size_t steps) {
         at = end;
       }
       if (at < gap.end) segments.push_back({Segment::Kind::Host, {at, gap.end}, {}, {}});
+    }
+    for (Segment& s : segments) {
+      if (s.kind == Segment::Kind::Host) s.where = most_sampled(samples, s.when);
     }
     std::stable_sort(segments.begin(), segments.end(), [](const Segment& a, const Segment& b) {
       return a.when.start < b.when.start;

@@ -105,7 +105,7 @@ struct Segment {
   enum class Kind { Busy, Data, Line, Host };
   Kind kind = Kind::Busy;
   Interval when;
-  SourceLine where;  // for Data and Line
+  SourceLine where;  // for Data and Line; for Host, the line sampled most in it, if any
   SyncCause cause = SyncCause::Unknown;
 };
 
@@ -114,7 +114,7 @@ struct Timeline {
   std::vector<Segment> segments;  // in time order, covering the steps
 };
 
-// The first `steps` steps of the trace.
-Timeline timeline(const Trace& trace, size_t steps);
+// The first `steps` steps of the trace; `samples` on the trace's clock.
+Timeline timeline(const Trace& trace, size_t steps, std::vector<HostSample> samples = {});
 
 }  // namespace gpulint::profile

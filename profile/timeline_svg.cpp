@@ -59,6 +59,10 @@ std::string tip_of(const Segment& s, const PlotInput& in) {
     case Segment::Kind::Host:
       break;
   }
+  if (!s.where.file.empty()) {
+    return fmt::format("GPU idle {}: the host's other work, sampled mostly at {}", length,
+                       in.line_name(s.where));
+  }
   return fmt::format("GPU idle {}: the host's other work (Python, launches)", length);
 }
 

@@ -35,6 +35,20 @@ TEST(ProfileTimeline, EveryMomentOfTheStepHasItsCause) {
   EXPECT_EQ(t.segments[3].kind, Segment::Kind::Host);
   EXPECT_DOUBLE_EQ(t.segments[3].when.start, 800);
   EXPECT_DOUBLE_EQ(t.segments[3].when.end, 1000);
+  EXPECT_TRUE(t.segments[3].where.file.empty());  // nothing sampled there
+}
+
+// The host's other work is named by the line sampled most inside it.
+TEST(ProfileTimeline, TheHostsOtherWorkIsNamedByItsMostSampledLine) {
+  const Timeline t = timeline(one_step(), 3,
+                              {{950, {"/w/train.py", 60}},
+                               {850, {"/w/train.py", 60}},
+                               {900, {"/w/train.py", 62}},
+                               {700, {"/w/train.py", 91}}});
+  ASSERT_EQ(t.segments.size(), 4u);
+  EXPECT_EQ(t.segments[3].kind, Segment::Kind::Host);
+  EXPECT_EQ(t.segments[3].where.line, 60);
+  EXPECT_EQ(t.segments[2].where.line, 91);  // a marked line keeps its own
 }
 
 TEST(ProfileTimeline, ThePictureNamesTheLineUnderEachGapAndBreaksTheStepDown) {
