@@ -166,15 +166,20 @@ std::string line_name(const SourceLine& where) {
   return fmt::format("{}:{}", display_path(where.file), where.line);
 }
 
-// Lines under this share of the samples are left out: a few samples say little.
+// Lines under this share of the samples, or with fewer than this many, are left out: a few
+// samples say little.
 constexpr double kHostLineShare = 0.05;
+constexpr int kHostLineSamples = 5;
 constexpr size_t kHostLinesShown = 5;
 
 std::string render_host_lines(const Attribution& a) {
   std::string out;
   size_t shown = 0;
   for (const profile::HostLine& line : a.host_lines) {
-    if (shown == kHostLinesShown || line.samples < kHostLineShare * a.host_samples) break;
+    if (shown == kHostLinesShown || line.samples < kHostLineSamples ||
+        line.samples < kHostLineShare * a.host_samples) {
+      break;
+    }
     if (shown++ == 0) {
       out += fmt::format(
           "  the host's own work while the GPU idled, by line ({} samples of the host's line "
