@@ -214,14 +214,19 @@ class _Window:
         stepping = threading.get_ident()
         self.sampling = True
 
+        # A failure here stops the sampling, quietly: the samples taken so far still count,
+        # and a thread's traceback must not land in the program's output.
         def sample():
             frames = sys._current_frames
-            while self.sampling:
-                time.sleep(_SAMPLE_S)
-                frame = frames().get(stepping)
-                site = self.user_site(frame) if frame is not None else ("", 0, "")
-                if site[0]:
-                    self.samples.append((time.perf_counter(), site))
+            try:
+                while self.sampling:
+                    time.sleep(_SAMPLE_S)
+                    frame = frames().get(stepping)
+                    site = self.user_site(frame) if frame is not None else ("", 0, "")
+                    if site[0]:
+                        self.samples.append((time.perf_counter(), site))
+            except Exception:
+                self.sampling = False
 
         self.sampler = threading.Thread(target=sample, name="gpulint-sampler", daemon=True)
         self.sampler.start()
