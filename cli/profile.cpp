@@ -310,6 +310,9 @@ Observed observed_at(const profile::LineCost& line, double step_us) {
   observed.wait_ms_per_step = line.wait_us_per_step / 1000;
   observed.share_of_step = step_us > 0 ? line.wait_us_per_step / step_us : 0;
   observed.saving_ms_per_step = line.saving_us_per_step / 1000;
+  observed.gpu_idle_ms_per_step =
+      (line.kind == HostWait::Kind::Data ? line.gpu_idle_us_per_step : line.own_idle_us_per_step) /
+      1000;
   observed.summary =
       line.kind == HostWait::Kind::Data
           ? fmt::format(
@@ -322,6 +325,22 @@ Observed observed_at(const profile::LineCost& line, double step_us) {
                         share(line.wait_us_per_step, step_us));
   observed.summary += fmt::format("; fixing this line alone would save about {} a step",
                                   ms(line.saving_us_per_step));
+  return observed;
+}
+
+// The host's own work at a line, sampled while the GPU idled: what fixing it saves depends on the
+// fix (the work moved, batched or dropped), so none is predicted.
+Observed observed_at(const profile::HostLine& line, double step_us, int samples) {
+  Observed observed;
+  observed.seen = true;
+  observed.samples = line.samples;
+  observed.gpu_idle_ms_per_step = line.gpu_idle_us_per_step / 1000;
+  observed.share_of_step = step_us > 0 ? line.gpu_idle_us_per_step / step_us : 0;
+  observed.summary = fmt::format(
+      "the host's own work at this line kept the GPU idle {} a step ({} of the step; {} of {} "
+      "samples of the host's line while the GPU idled)",
+      ms(line.gpu_idle_us_per_step), share(line.gpu_idle_us_per_step, step_us), line.samples,
+      samples);
   return observed;
 }
 
@@ -383,7 +402,20 @@ void join(std::vector<Diagnostic>& diagnostics, const RankRecord& rank) {
         break;
       }
     }
-    if (evidence == nullptr) {
+    const profile::HostLine* host = nullptr;
+    const Rule* rule = find_rule(d.code);
+    for (const profile::HostLine& line : rank.attribution->host_lines) {
+      if (evidence == nullptr && rule != nullptr && (rule->evidence & evidence::kHostWork) &&
+          line.samples >= kHostLineSamples &&
+          line.where.line == static_cast<int>(d.location.start.line) &&
+          canonical(line.where.file) == file) {
+        host = &line;
+        break;
+      }
+    }
+    if (host != nullptr) {
+      d.observed = observed_at(*host, step, rank.attribution->host_samples);
+    } else if (evidence == nullptr) {
       d.observed = Observed{.summary =
                                 "not observed in this run (nothing at this line made "
                                 "the GPU wait in the profiled steps)"};

@@ -59,6 +59,7 @@ extern const Rule GL301 = {
      true, Severity::Warning},
     check,
     {"placement", "gemm.cpu", "gemm.gpu", "a {cpu_gemm} fp32 GEMM on the CPU instead of the GPU"},
-    shape::kSpikeThenZero};
+    shape::kSpikeThenZero,
+    evidence::kHostWork};
 
 }  // namespace gpulint::rules

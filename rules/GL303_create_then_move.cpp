@@ -61,6 +61,7 @@ extern const Rule GL303 = {
     check,
     {"placement", "fill.{fill_key}host_copy", "fill.{fill_key}device",
      "{fill} filled on the host and copied, vs filled on the device"},
-    0};
+    0,
+    evidence::kHostWork};
 
 }  // namespace gpulint::rules

@@ -69,6 +69,7 @@ extern const Rule GL503 = {
     check,
     {"dynamic", "weights.recreate", "weights.reuse",
      "a {layer} layer allocated, initialised on the host and uploaded every step"},
-    0};
+    0,
+    evidence::kHostWork};
 
 }  // namespace gpulint::rules

@@ -22,9 +22,11 @@ struct Observed {
   bool seen = false;              // false: the line ran no synchronising call or wait in the window
   double per_step = 0;            // how often a step, where seen
   double wait_ms_per_step = 0;    // host time waiting there, a step
-  double share_of_step = 0;       // that wait as a share of the step, 0-1
-  double saving_ms_per_step = 0;  // predicted, fixing this line alone
-  std::string summary;            // one sentence for people
+  double share_of_step = 0;       // that wait (where sampled, the GPU idle) over the step, 0-1
+  double saving_ms_per_step = 0;  // predicted, fixing this line alone (not where sampled)
+  double gpu_idle_ms_per_step = 0;  // the GPU idle while the host was at this line
+  int samples = 0;                  // > 0: found by sampling the host's line, not counted
+  std::string summary;              // one sentence for people
 };
 
 }  // namespace gpulint

@@ -94,8 +94,9 @@ inline constexpr uint8_t kHealthy = 1 << 4;
 }  // namespace shape
 
 // What `gpulint profile` sees in a run where a rule's pattern runs (the synchronising calls of
-// profile/run_record.h), as flags: a synchronising line the run shows and no rule found is
-// reported as the rule whose evidence it is.
+// profile/run_record.h, and the host's own work at the finding's line, sampled while the GPU
+// idled), as flags: a synchronising line the run shows and no rule found is reported as the
+// rule whose evidence it is.
 namespace evidence {
 inline constexpr uint8_t kValueRead = 1 << 0;
 inline constexpr uint8_t kCopyToHost = 1 << 1;
@@ -103,6 +104,7 @@ inline constexpr uint8_t kSynchronize = 1 << 2;
 inline constexpr uint8_t kPrint = 1 << 3;
 inline constexpr uint8_t kBranch = 1 << 4;
 inline constexpr uint8_t kDynamicShape = 1 << 5;
+inline constexpr uint8_t kHostWork = 1 << 6;
 }  // namespace evidence
 
 struct Rule {

@@ -11,10 +11,15 @@ namespace gpulint {
 inline nlohmann::ordered_json observed_json(const Observed& observed) {
   nlohmann::ordered_json out = {{"seen", observed.seen}};
   if (observed.seen) {
-    out["per_step"] = observed.per_step;
-    out["wait_ms_per_step"] = observed.wait_ms_per_step;
+    if (observed.samples > 0) {
+      out["samples"] = observed.samples;
+    } else {
+      out["per_step"] = observed.per_step;
+      out["wait_ms_per_step"] = observed.wait_ms_per_step;
+    }
+    out["gpu_idle_ms_per_step"] = observed.gpu_idle_ms_per_step;
     out["share_of_step"] = observed.share_of_step;
-    out["saving_ms_per_step"] = observed.saving_ms_per_step;
+    if (observed.samples == 0) out["saving_ms_per_step"] = observed.saving_ms_per_step;
   }
   out["summary"] = observed.summary;
   return out;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 
 #include "machine/process.h"
 #include "profile/run_record.h"
@@ -130,6 +131,30 @@ TEST_F(ProfileCommand, TheHostsOwnWorkIsFoundAtItsLineBySampling) {
   EXPECT_NE(run.err.find("the host's own work while the GPU idled, by line"), std::string::npos)
       << run.err;
   EXPECT_NE(run.err.find("train_stub.py:12"), std::string::npos) << run.err;
+}
+
+// A finding whose pattern is the host's own work (GL503: a layer built every step) is observed
+// where the host was sampled at its line while the GPU idled.
+TEST_F(ProfileCommand, AFindingAtASampledHostLineIsObserved) {
+  if (!python_present()) GTEST_SKIP() << "python3 is not installed";
+  const system::CapturedRun run = system::run_capturing(
+      {"env", "PYTHONPATH=" + std::string(GPULINT_SOURCE_DIR) + "/tests/profile/stub_torch",
+       GPULINT_BINARY, "profile", "--warmup", "2", "--steps", "3", "--format", "json", "--",
+       "python3", GPULINT_SOURCE_DIR "/tests/profile/stub_torch/layer_stub.py", "8"},
+      kLimit);
+  ASSERT_EQ(run.code, 0) << run.err;
+  const nlohmann::json findings = nlohmann::json::parse(run.out);
+  ASSERT_EQ(findings["diagnostics"].size(), 1u) << run.out;
+  const nlohmann::json& d = findings["diagnostics"][0];
+  EXPECT_EQ(d["code"], "GL503");
+  const nlohmann::json& observed = d["observed"];
+  EXPECT_TRUE(observed["seen"].get<bool>()) << run.out;
+  EXPECT_GE(observed["samples"].get<int>(), 5);
+  // The stub's layer takes the host 20 ms a step.
+  EXPECT_GT(observed["gpu_idle_ms_per_step"].get<double>(), 10);
+  EXPECT_FALSE(observed.contains("saving_ms_per_step"));  // not predicted for sampled work
+  EXPECT_NE(observed["summary"].get<std::string>().find("the host's own work at this line"),
+            std::string::npos);
 }
 
 // A program with no optimizer: its steps end at backward calls, and with no backward either,

@@ -25,4 +25,4 @@ def _kernel(us):
     _event("kernel", "stub_kernel", start, start + us, tid=7)
 
 
-from . import autograd, cuda, optim, profiler, utils  # noqa: E402,F401
+from . import autograd, cuda, nn, optim, profiler, utils  # noqa: E402,F401
