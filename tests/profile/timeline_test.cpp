@@ -49,6 +49,17 @@ TEST(ProfileTimeline, TheHostsOtherWorkIsNamedByItsMostSampledLine) {
   EXPECT_EQ(t.segments[3].kind, Segment::Kind::Host);
   EXPECT_EQ(t.segments[3].where.line, 60);
   EXPECT_EQ(t.segments[2].where.line, 91);  // a marked line keeps its own
+  const Attribution a = attribute(one_step(), 900.0);
+  const PlotInput input{
+      "python train.py",
+      0,
+      &a,
+      &t,
+      [](const SourceLine& where) { return "train.py:" + std::to_string(where.line); },
+      [](SyncCause) { return std::string("a print that reads tensors"); }};
+  EXPECT_NE(timeline_svg(input).find(
+                "<title>GPU idle 0.20 ms: the host's other work, sampled mostly at train.py:60"),
+            std::string::npos);
 }
 
 TEST(ProfileTimeline, ThePictureNamesTheLineUnderEachGapAndBreaksTheStepDown) {
