@@ -402,15 +402,17 @@ void join(std::vector<Diagnostic>& diagnostics, const RankRecord& rank) {
         break;
       }
     }
+    // Else the host's own work at the line, for rules whose pattern that is.
     const profile::HostLine* host = nullptr;
     const Rule* rule = find_rule(d.code);
-    for (const profile::HostLine& line : rank.attribution->host_lines) {
-      if (evidence == nullptr && rule != nullptr && (rule->evidence & evidence::kHostWork) &&
-          line.samples >= kHostLineSamples &&
-          line.where.line == static_cast<int>(d.location.start.line) &&
-          canonical(line.where.file) == file) {
-        host = &line;
-        break;
+    if (evidence == nullptr && rule != nullptr && (rule->evidence & evidence::kHostWork)) {
+      for (const profile::HostLine& line : rank.attribution->host_lines) {
+        if (line.samples >= kHostLineSamples &&
+            line.where.line == static_cast<int>(d.location.start.line) &&
+            canonical(line.where.file) == file) {
+          host = &line;
+          break;
+        }
       }
     }
     if (host != nullptr) {

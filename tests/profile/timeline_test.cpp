@@ -22,6 +22,14 @@ Trace one_step() {
   return t;
 }
 
+// The picture of rank 0's steps, lines named by their number alone.
+std::string svg_of(const std::string& command, const Attribution& a, const Timeline& t) {
+  return timeline_svg(
+      {command, 0, &a, &t,
+       [](const SourceLine& where) { return "train.py:" + std::to_string(where.line); },
+       [](SyncCause) { return std::string("a print that reads tensors"); }});
+}
+
 TEST(ProfileTimeline, EveryMomentOfTheStepHasItsCause) {
   const Timeline t = timeline(one_step(), 3);
   ASSERT_EQ(t.steps.size(), 1u);
@@ -50,30 +58,17 @@ TEST(ProfileTimeline, TheHostsOtherWorkIsNamedByItsMostSampledLine) {
   EXPECT_EQ(t.segments[3].where.line, 60);
   EXPECT_EQ(t.segments[2].where.line, 91);  // a marked line keeps its own
   const Attribution a = attribute(one_step(), 900.0);
-  const PlotInput input{
-      "python train.py",
-      0,
-      &a,
-      &t,
-      [](const SourceLine& where) { return "train.py:" + std::to_string(where.line); },
-      [](SyncCause) { return std::string("a print that reads tensors"); }};
-  EXPECT_NE(timeline_svg(input).find(
-                "<title>GPU idle 0.20 ms: the host's other work, sampled mostly at train.py:60"),
-            std::string::npos);
+  EXPECT_NE(
+      svg_of("python train.py", a, t)
+          .find("<title>GPU idle 0.20 ms: the host's other work, sampled mostly at train.py:60"),
+      std::string::npos);
 }
 
 TEST(ProfileTimeline, ThePictureNamesTheLineUnderEachGapAndBreaksTheStepDown) {
   const Trace trace = one_step();
   const Attribution a = attribute(trace, 900.0);
   const Timeline t = timeline(trace, 3);
-  const PlotInput input{
-      "python train.py --tag <a&b>",
-      0,
-      &a,
-      &t,
-      [](const SourceLine& where) { return "train.py:" + std::to_string(where.line); },
-      [](SyncCause) { return std::string("a print that reads tensors"); }};
-  const std::string svg = timeline_svg(input);
+  const std::string svg = svg_of("python train.py --tag <a&b>", a, t);
   EXPECT_TRUE(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
   EXPECT_TRUE(svg_check::balanced(svg)) << svg;
   EXPECT_NE(svg.find("python train.py --tag &lt;a&amp;b&gt;"), std::string::npos);

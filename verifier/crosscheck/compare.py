@@ -34,17 +34,35 @@ def diff_cell(ours, theirs):
     return f"{diff:+.0f}%{flag}"
 
 
-def main():
-    costs = rule_costs(json.load(open(sys.argv[1])))
-    verifier = json.load(open(sys.argv[2]))
-    torch_figures = {}
-    for path in sys.argv[3:]:
+def torch_figures_of(paths):
+    """The cross-check scripts' outputs: experiment -> its figures."""
+    figures = {}
+    for path in paths:
         try:
             doc = json.load(open(path))
         except (OSError, ValueError) as e:
             print(f"{path}: {e}", file=sys.stderr)
             continue
-        torch_figures[doc["experiment"]] = doc["figures"]
+        figures[doc["experiment"]] = doc["figures"]
+    return figures
+
+
+def rule_rows(costs, verifier, torch_figures):
+    """(rule, "experiment: bad vs good", unit, verifier's cost, PyTorch's) for each rule row
+    both sides measured."""
+    ours_by_experiment = {e["name"]: {m["id"]: m for m in e["measurements"]}
+                          for e in verifier["experiments"] if e["status"] == "ok"}
+    for (experiment, bad, good), rule in costs.items():
+        ours, unit = cost(ours_by_experiment.get(experiment, {}), bad, good)
+        theirs, _ = cost(torch_figures.get(experiment, {}), bad, good)
+        if ours is not None and theirs is not None:
+            yield rule, f"{experiment}: {bad} vs {good}", unit, ours, theirs
+
+
+def main():
+    costs = rule_costs(json.load(open(sys.argv[1])))
+    verifier = json.load(open(sys.argv[2]))
+    torch_figures = torch_figures_of(sys.argv[3:])
     print("| experiment | figure | unit | verifier | PyTorch | PyTorch vs verifier |")
     print("|---|---|---|---:|---:|---:|")
     for e in verifier["experiments"]:
@@ -57,18 +75,11 @@ def main():
                 continue
             print(f"| {e['name']} | {m['id']} | {m['unit']} | {m['median']:.4g} "
                   f"| {t['median']:.4g} | {diff_cell(m['median'], t['median'])} |")
-
-    ours_by_experiment = {e["name"]: {m["id"]: m for m in e["measurements"]}
-                          for e in verifier["experiments"] if e["status"] == "ok"}
     print()
     print("| rule | cost from | unit | verifier | PyTorch | PyTorch vs verifier |")
     print("|---|---|---|---:|---:|---:|")
-    for (experiment, bad, good), rule in costs.items():
-        ours, unit = cost(ours_by_experiment.get(experiment, {}), bad, good)
-        theirs, _ = cost(torch_figures.get(experiment, {}), bad, good)
-        if ours is None or theirs is None:
-            continue
-        print(f"| {rule} | {experiment}: {bad} vs {good} | {unit} | {ours:.4g} | {theirs:.4g} "
+    for rule, pair, unit, ours, theirs in rule_rows(costs, verifier, torch_figures):
+        print(f"| {rule} | {pair} | {unit} | {ours:.4g} | {theirs:.4g} "
               f"| {diff_cell(ours, theirs)} |")
 
 
