@@ -18,6 +18,7 @@
 #include "verifier/experiments/cuda_util.h"
 #include "verifier/experiments/experiment.h"
 #include "verifier/harness/catalog.h"
+#include "verifier/harness/host_load.h"
 #include "verifier/harness/host_model.h"
 #include "verifier/harness/params.h"
 #include "verifier/harness/report.h"
@@ -87,6 +88,7 @@ ExperimentResult run_one(const ExperimentInfo& info, const Params& params,
   ExperimentResult result;
   result.name = info.name;
   const double t0 = monotonic_seconds();
+  const HostLoadMeter load;
   try {
     if (params.inject_error == info.name) {
       void* p = nullptr;
@@ -103,6 +105,7 @@ ExperimentResult run_one(const ExperimentInfo& info, const Params& params,
   }
   result.wall_s = monotonic_seconds() - t0;
   result.clocks_after = read_clocks();
+  result.host_load = load.load();
   return result;
 }
 

@@ -20,6 +20,8 @@ TEST(VerifierRender, TableShowsDeviceFiguresSpreadErrorsAndCosts) {
   EXPECT_TRUE(has(t, "gpulint verify on NVIDIA Test GPU (sm_90")) << t;
   EXPECT_TRUE(has(t, "clocks at start: SM 1980 MHz, memory 3201 MHz")) << t;
   EXPECT_TRUE(has(t, "sync (GL101 GL102 GL103 GL104 GL105): 1.50 s")) << t;
+  EXPECT_TRUE(has(t, "; other processes used 2.8 CPU cores\n")) << t;
+  EXPECT_TRUE(has(t, "precision (GL401 GL403 GL404 GL405): 0.00 s\n")) << t;  // load unread
   EXPECT_TRUE(has(t, "balanced.readback")) << t;
   EXPECT_TRUE(has(t, "100 us/step   [99.0 .. 101] n=9 (median not settled)")) << t;
   EXPECT_TRUE(has(t, "note: the log line goes to /dev/null")) << t;

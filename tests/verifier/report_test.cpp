@@ -24,6 +24,9 @@ TEST(VerifierReport, JsonRoundTrip) {
   EXPECT_TRUE(back.find("precision")->find("gemm.bf16")->higher_is_better);
   EXPECT_FALSE(back.find("transfer")->ok);
   EXPECT_EQ(back.find("transfer")->error, "cudaErrorMemoryAllocation: out of memory");
+  EXPECT_DOUBLE_EQ(sync->host_load.other_cores, 2.5);
+  EXPECT_DOUBLE_EQ(sync->host_load.steal_cores, 0.25);
+  EXPECT_DOUBLE_EQ(back.find("precision")->host_load.other_cores, -1);  // not read
 }
 
 TEST(VerifierReport, UnavailableCarriesItsReason) {

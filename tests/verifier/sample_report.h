@@ -39,6 +39,7 @@ inline Report sample_report() {
       figure("balanced.pipelined", "us/step", 80), figure("balanced.readback", "us/step", 100),
       figure("balanced.device_sync", "us/step", 110), figure("balanced.print", "us/step", 104)};
   sync.wall_s = 1.5;
+  sync.host_load = {2.5, 0.25};
   ExperimentResult precision;
   precision.name = "precision";
   precision.measurements = {figure("gemm.fp32", "TFLOP/s", 50, true),

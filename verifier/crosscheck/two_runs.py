@@ -2,7 +2,8 @@
 two_runs.py RULES.json RUN1_DIR RUN2_DIR
 (each RUN_DIR as two_runs.sh leaves it: verifier.json and the cross-checks' torch-*.json).
 Prints each rule's cost against PyTorch's in both runs, then every figure a rule's cost uses
-whose two verifier readings differ by over 10% or that is not stable."""
+whose two verifier readings differ by over 10% or that is not stable, with how many CPU cores
+other processes used while its experiment ran in each run (host-bound figures move with it)."""
 
 import glob
 import json
@@ -18,12 +19,19 @@ def run_of(directory, costs):
     rows = {row[0]: row for row in rule_rows(costs, verifier, torch_figures)}
     figures = {(e["name"], m["id"]): m for e in verifier["experiments"] if e["status"] == "ok"
                for m in e["measurements"]}
-    return rows, figures
+    loads = {e["name"]: e.get("host_load", {}) for e in verifier["experiments"]}
+    return rows, figures, loads
+
+
+def load_cell(load):
+    other, steal = load.get("other_cores", -1), load.get("steal_cores", -1)
+    return "-" if other < 0 else f"{other + max(steal, 0):.1f}"
 
 
 def main():
     costs = rule_costs(json.load(open(sys.argv[1])))
-    (rows1, figures1), (rows2, figures2) = (run_of(d, costs) for d in sys.argv[2:4])
+    (rows1, figures1, loads1), (rows2, figures2, loads2) = (run_of(d, costs)
+                                                            for d in sys.argv[2:4])
     print("| rule | cost from | unit | run 1: verifier | PyTorch | PyTorch vs verifier "
           "| run 2: verifier | PyTorch | PyTorch vs verifier |")
     print("|---|---|---|---:|---:|---:|---:|---:|---:|")
@@ -37,8 +45,8 @@ def main():
 
     used = sorted({(experiment, fid) for experiment, bad, good in costs for fid in (bad, good)})
     print()
-    print("| figure | run 1 | run 2 | moved | stable |")
-    print("|---|---:|---:|---:|---|")
+    print("| figure | run 1 | run 2 | moved | stable | other processes' CPU cores |")
+    print("|---|---:|---:|---:|---|---|")
     for key in used:
         if key not in figures1 or key not in figures2:
             continue
@@ -46,7 +54,8 @@ def main():
         moved = (b["median"] - a["median"]) / a["median"] * 100 if a["median"] else 0.0
         if abs(moved) > 10 or not a["stable"] or not b["stable"]:
             print(f"| {key[0]}: {key[1]} | {a['median']:.4g} | {b['median']:.4g} | {moved:+.1f}% "
-                  f"| {'yes' if a['stable'] else 'no'}, {'yes' if b['stable'] else 'no'} |")
+                  f"| {'yes' if a['stable'] else 'no'}, {'yes' if b['stable'] else 'no'} "
+                  f"| {load_cell(loads1.get(key[0], {}))}, {load_cell(loads2.get(key[0], {}))} |")
 
 
 if __name__ == "__main__":

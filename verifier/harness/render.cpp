@@ -74,6 +74,12 @@ std::string render_table(const Report& report, const std::vector<RuleCost>& cost
     std::snprintf(head, sizeof head, "\n%s (%s): %.2f s", e.name.c_str(), rules.c_str(), e.wall_s);
     out += head;
     if (e.clocks_after.sm_mhz >= 0) out += ", after: " + clocks_text(e.clocks_after);
+    if (e.host_load.other_cores >= 0) {
+      char load[96];
+      std::snprintf(load, sizeof load, "; other processes used %.1f CPU cores",
+                    e.host_load.other_cores + e.host_load.steal_cores);
+      out += load;
+    }
     out += "\n";
     if (!e.ok) out += "  error: " + e.error + "\n";
     for (const Measurement& m : e.measurements) {

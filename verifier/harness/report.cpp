@@ -63,6 +63,8 @@ Json experiment_json(const ExperimentResult& e) {
   out["measurements"] = std::move(measurements);
   out["notes"] = e.notes;
   out["clocks_after"] = clocks_json(e.clocks_after);
+  out["host_load"] = {{"other_cores", e.host_load.other_cores},
+                      {"steal_cores", e.host_load.steal_cores}};
   return out;
 }
 
@@ -78,6 +80,10 @@ ExperimentResult experiment_from(const Json& j) {
   }
   e.notes = j.value("notes", std::vector<std::string>{});
   if (j.contains("clocks_after")) e.clocks_after = clocks_from(j["clocks_after"]);
+  if (j.contains("host_load")) {
+    e.host_load = {j["host_load"].value("other_cores", -1.0),
+                   j["host_load"].value("steal_cores", -1.0)};
+  }
   return e;
 }
 

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "verifier/harness/host_load.h"
 #include "verifier/harness/host_model.h"
 #include "verifier/harness/stats.h"
 
@@ -45,6 +46,7 @@ struct ExperimentResult {
   std::vector<Measurement> measurements;
   std::vector<std::string> notes;  // derived figures and caveats, one sentence each
   Clocks clocks_after;
+  HostLoad host_load;  // other processes' CPU use while it ran
 
   const Measurement* find(std::string_view id) const;
 };
