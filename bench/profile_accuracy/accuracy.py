@@ -1,12 +1,13 @@
 """How far gpulint profile's predicted savings are from what fixing the lines saves, measured.
 
-For each case: `gpulint profile --stop` on the script gives the predicted saving of each fix (a
-line alone, or the synchronising lines together); then the script and each fixed variant are
-timed in turns (time_steps.py, no profiler), REPEATS times, and the measured saving is the
-base's mean step less the variant's. Prints a Markdown table. Needs a CUDA GPU, torch,
-Lightning and accelerate.
+For each case, REPEATS times in turns: `gpulint profile --stop` on the script gives the predicted
+saving of each fix (a line alone, or the synchronising lines together); then the script and
+each fixed variant are timed (time_steps.py, no profiler). The median prediction is compared
+with the measured saving, the base's mean step less the variant's. Prints a Markdown table.
+Needs a CUDA GPU, torch, Lightning and accelerate. CASE... keeps the cases whose names contain
+one of them.
 
-    python bench/profile_accuracy/accuracy.py BUILD/gpulint [REPEATS (2)]
+    python bench/profile_accuracy/accuracy.py BUILD/gpulint [REPEATS (2) [CASE...]]
 """
 
 import os
@@ -75,38 +76,52 @@ def step_ms(argv):
     return float(m.group(1))
 
 
+def guess_of(predicted, what):
+    return predicted["group"] if what[0] == "group" else predicted["lines"].get(what[1])
+
+
+def spread(values, unit=" ms"):
+    return "%.2f%s (%s)" % (statistics.median(values), unit, ", ".join("%.2f" % v for v in values))
+
+
 def main():
     gpulint = os.path.abspath(sys.argv[1])
     repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+    only = sys.argv[3:]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, base, fixes in CASES:
-            predicted = predictions(gpulint, base)
-            sys.stderr.write(predicted["report"])
+            if only and not any(o in name for o in only):
+                continue
             variants = []
             for fix, _, variant in fixes:
                 variants.append(variant(tmp) + base[1:] if callable(variant) else base + variant)
+            # A process's step time moves by up to a fifth from one run to the next on a shared
+            # host (examples/train.py: 3.8 to 5.5 ms): the profile runs as often as the timings,
+            # in turns with them, and its median prediction is compared.
+            profiles = []
             times = [[] for _ in range(len(fixes) + 1)]
             for _ in range(repeats):
+                profiles.append(predictions(gpulint, base))
+                sys.stderr.write(profiles[-1]["report"])
                 for i, argv in enumerate([base] + variants):
                     times[i].append(step_ms(argv))
+            unprofiled = [p["unprofiled"] or 0 for p in profiles]
             for (fix, what, _), variant_times in zip(fixes, times[1:]):
-                guess = predicted["group"] if what[0] == "group" else predicted["lines"].get(what[1])
+                guesses = [g for g in (guess_of(p, what) for p in profiles) if g is not None]
+                guess = statistics.median(guesses) if guesses else None
                 savings = [b - v for b, v in zip(times[0], variant_times)]
                 measured = statistics.mean(savings)
                 error = ("%+.0f%%" % (100 * (guess - measured) / measured)
                          if guess is not None and measured > 0 else "-")
-                rows.append("| %s | %s | %.2f ms (profiled %.2f) | %.2f ms (%s) | %s | %.2f ms "
-                            "(%.2f to %.2f) | %s |" % (
-                                name, fix, predicted["unprofiled"] or 0, predicted["profiled"] or 0,
-                                statistics.mean(times[0]),
-                                ", ".join("%.2f" % t for t in times[0]),
-                                "-" if guess is None else "%.2f ms" % guess, measured,
-                                min(savings), max(savings), error))
+                rows.append("| %s | %s | %s | %s | %s | %.2f ms (%.2f to %.2f) | %s |" % (
+                    name, fix, spread(unprofiled), spread(times[0]),
+                    spread(guesses) if guesses else "-", measured, min(savings), max(savings),
+                    error))
             print("\n".join(rows[-len(fixes):]), flush=True)
     print()
-    print("| script | fix | step, profile's warm-up | step measured (runs) | predicted saving | "
-          "measured saving (spread) | error |")
+    print("| script | fix | step, profile's warm-up (runs) | step measured (runs) | "
+          "predicted saving (runs) | measured saving (spread) | error |")
     print("|---|---|---|---|---|---|---|")
     print("\n".join(rows))
 
