@@ -47,7 +47,10 @@ CASES = [
     ("lightning_item.py", [LIGHTNING, "--steps", "300"],
      [("the .item()", ("line", 47), ["--without", "item"])]),
     ("accelerate_cpu.py", [ACCELERATE, "--steps", "300"],
-     [("the .cpu()", ("line", 38), ["--without", "cpu"])]),
+     [("the .cpu()", ("line", 41), ["--without", "cpu"])]),
+    ("accelerate_cpu.py --batch 16384 --host-ms 3",
+     [ACCELERATE, "--steps", "200", "--batch", "16384", "--host-ms", "3"],
+     [("the .cpu()", ("line", 41), ["--without", "cpu"])]),
 ]
 
 
