@@ -351,6 +351,7 @@ class Builder {
   void judge_parameter_conditions();
   bool is_mask(Node n, int depth = 0) const;
   void note_mask_index(Node subscript);
+  bool counts_steps(Node n, bool& counter, int depth = 0) const;
 
   // ---- calls.cpp -----------------------------------------------------------------------
   Args arguments(Node call);

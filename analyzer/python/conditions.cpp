@@ -72,6 +72,31 @@ void Builder::judge_parameter_conditions() {
 // `dtype=torch.bool`, a name bound to one of those, or `~` of any of them. A comparison's
 // operands are often not known to be tensors (`labels != -100` of a batch field), so the
 // subscript's receiver, which must be a tensor, decides.
+// `batches_done = epoch * len(loader) + i`: whole-number arithmetic on a step counter counts
+// steps too, so a guard on it (`batches_done % n == 0`) is an interval guard. The other operands
+// are numbers, names and attributes that hold no tensor, and `len(...)`; true division, another
+// call or a tensor makes it something else (`progress = i / len(loader)`). `counter`: one of
+// the operands is a counter.
+bool Builder::counts_steps(Node n, bool& counter, int depth) const {
+  n = unparen(n);
+  if (null(n) || depth > 8) return false;
+  if (is(n, s_.integer)) return true;
+  if (is(n, s_.identifier) || is(n, s_.attribute)) {
+    const std::string_view name = dotted_view(n);
+    if (name.empty() || tensor_names_.count(name)) return false;
+    if (counter_names_.count(name) || looks_like_counter(name)) counter = true;
+    return true;
+  }
+  if (is(n, s_.call)) return callee_name(n) == "len";
+  if (!is(n, s_.binary_operator)) return false;
+  Node op = field(n, s_.f_operator);
+  if (null(op)) return false;
+  const std::string_view o = text(op);
+  if (o != "+" && o != "-" && o != "*" && o != "//" && o != "%") return false;
+  return counts_steps(field(n, s_.f_left), counter, depth + 1) &&
+         counts_steps(field(n, s_.f_right), counter, depth + 1);
+}
+
 bool Builder::is_mask(Node n, int depth) const {
   n = unparen(n);
   if (null(n) || depth > 8) return false;

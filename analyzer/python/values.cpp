@@ -134,6 +134,10 @@ void Builder::on_assignment(Node n, int depth) {
     for (std::string_view t : names) grad_names_.remove(t);
   }
   if (single) {
+    bool counter = false;
+    if (is(value, s_.binary_operator) && counts_steps(value, counter) && counter) {
+      counter_names_.add(name);
+    }
     const bool condition = is(value, s_.comparison_operator) || is(value, s_.boolean_operator) ||
                            is(value, s_.not_operator);
     if (condition && classify_guard(value) == Guard::Interval) {
