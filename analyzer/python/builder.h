@@ -190,6 +190,9 @@ class Builder {
   NameMap<std::vector<std::pair<Node, bool>>> dicts_;  // kwargs dicts
   NameMap<std::string> call_results_;                  // `x = f(...)`: x -> f
   NameSet deprecated_amp_names_, grad_names_, compiled_names_;
+  // Given a model's output under no_grad (`with torch.no_grad(): outputs = model(**batch)`):
+  // `outputs.loss` read after the block carries no graph either.
+  NameSet graphless_names_;
   NameMap<Span> first_assignment_;
   NameSet mask_names_;  // `valid = labels != -100`
   NameSet guard_flags_;
@@ -217,7 +220,14 @@ class Builder {
   // Judged where they stand, as names then hold: `float(t)` of a tensor, `t.unique()`, `t[mask]`.
   std::vector<PendingConvert> tensor_converts_;
   std::vector<PendingInput> pending_inputs_;
-  std::vector<std::pair<Node, Accumulation>> pending_accumulations_;
+  // Whether the value carries a graph is judged at the end (a `loss.backward()` later in the
+  // loop says so), unless the value was known then to come from a no_grad block.
+  struct PendingAccumulation {
+    Node value;
+    Accumulation acc;
+    bool graphless = false;
+  };
+  std::vector<PendingAccumulation> pending_accumulations_;
   // Names computed from an accumulation's target in its function (`loss =
   // torch.stack(log_probs).sum()`), with the target: a backward on them consumes the graphs.
   struct Derived {
@@ -334,6 +344,8 @@ class Builder {
   void on_assignment(Node n, int depth);
   void on_setting(Node left, Node value);
   bool is_graph_expr(Node n, int depth = 0) const;
+  bool under_no_grad() const;
+  bool reads_graphless(Node n) const;
   int32_t function_called(std::string_view callee, std::string_view klass) const;
   bool reads_cpu_batch(Node value, const LoopState& state);
   void on_augmented(Node n, int depth);

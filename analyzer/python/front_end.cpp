@@ -233,8 +233,8 @@ void Builder::finish() {
     bool loss = loss_names_.count(p.callee) || is_functional_loss(p.callee);
     if (model || loss) m_.unmoved_inputs.push_back(p.input);
   }
-  for (auto& [value, acc] : pending_accumulations_) {
-    acc.carries_graph = is_graph_expr(value);
+  for (auto& [value, acc, graphless] : pending_accumulations_) {
+    acc.carries_graph = !graphless && is_graph_expr(value);
     if (is_tensor_expr(value) || acc.carries_graph) m_.accumulations.push_back(std::move(acc));
   }
   std::vector<std::string> models(model_names_.begin(), model_names_.end());

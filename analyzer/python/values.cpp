@@ -128,10 +128,20 @@ void Builder::on_assignment(Node n, int depth) {
   for (std::string_view t : names) {
     if (!first_assignment_.count(t)) first_assignment_.emplace(t, span(n));
   }
-  if (is_graph_expr(value)) {
+  // A value computed under no_grad has no graph, wherever it is read later.
+  const bool graph = is_graph_expr(value);
+  const bool graphless = (graph && under_no_grad()) || reads_graphless(value);
+  if (graph && !graphless) {
     for (std::string_view t : names) grad_names_.add(t);
   } else {
     for (std::string_view t : names) grad_names_.remove(t);
+  }
+  for (std::string_view t : names) {
+    if (graphless) {
+      graphless_names_.add(t);
+    } else {
+      graphless_names_.remove(t);
+    }
   }
   if (single) {
     bool counter = false;
@@ -331,6 +341,25 @@ void Builder::on_setting(Node left, Node value) {
   }
 }
 
+// Inside a `with torch.no_grad():` (or inference_mode) of the function being walked, or a
+// function decorated with one. Regions a caller opens are not known yet: the rules judge those.
+bool Builder::under_no_grad() const {
+  for (ScopeId s = scope_; s != kNoScope; s = m_.scopes[s].parent) {
+    if (m_.scopes[s].regions & kRegionNoGrad) return true;
+    if (m_.scopes[s].kind == ScopeKind::Function) return false;
+  }
+  return false;
+}
+
+// A name given a value under no_grad, or one of its attributes (`outputs.loss`).
+bool Builder::reads_graphless(Node n) const {
+  if (graphless_names_.empty()) return false;
+  n = unparen(n);
+  if (is(n, s_.identifier)) return graphless_names_.count(text(n)) > 0;
+  return is(n, s_.attribute) && (graphless_names_.count(dotted_view(n)) ||
+                                 graphless_names_.count(dotted_view(field(n, s_.f_object))));
+}
+
 // Does the value carry autograd history from this step: the model's or the loss's output,
 // not detached?
 bool Builder::is_graph_expr(Node n, int depth) const {
@@ -339,7 +368,7 @@ bool Builder::is_graph_expr(Node n, int depth) const {
   if (is(n, s_.identifier)) return grad_names_.count(text(n)) > 0;
   if (is(n, s_.attribute)) {
     Node attr = field(n, s_.f_attribute);
-    if (!null(attr) && text(attr) == "loss") return true;
+    if (!null(attr) && text(attr) == "loss") return !reads_graphless(n);
     return grad_names_.count(dotted_view(n)) > 0;
   }
   if (is(n, s_.binary_operator)) {
@@ -424,7 +453,7 @@ void Builder::note_derived(std::string_view name, Node value) {
   read.clear();
   read_names(value, read);
   for (std::string_view r : read) {
-    for (const auto& [node, acc] : pending_accumulations_) {
+    for (const auto& [node, acc, graphless] : pending_accumulations_) {
       if (acc.target == r && m_.loops[acc.loop].function == function_) {
         derived_from_accumulations_.push_back({name, acc.target, function_});
       }
@@ -452,7 +481,8 @@ void Builder::note_accumulation(Node n, const std::string& target, Node value) {
   a.value_name = std::string(text(value).substr(0, 60));
   a.value_primary = is(value, s_.identifier) || is(value, s_.attribute) || is(value, s_.call) ||
                     is(value, s_.subscript) || is(value, s_.parenthesized_expression);
-  pending_accumulations_.emplace_back(value, std::move(a));
+  // `losses.append(loss)` after `with torch.no_grad(): loss = model(**batch).loss`.
+  pending_accumulations_.push_back({value, std::move(a), reads_graphless(value)});
 }
 
 void Builder::on_return(Node n, int depth) {
