@@ -185,6 +185,10 @@ class Builder {
   // Classes of this file that derive from a Module, and names bound to a module instance
   // (`self.head = nn.Linear(...)`, `self.net = TinySegNet()`): calling one yields a tensor.
   NameSet module_classes_, module_names_;
+  // Module classes of this file whose `__init__` makes parameters or buffers of its own (a
+  // layer, `nn.Parameter`, `register_buffer`): built from modules already on the device, one
+  // still has parts on the host.
+  NameSet own_parameter_classes_;
   NameMap<DeviceName> device_names_;
   NameMap<int64_t> constants_;  // NAME = literal at module level, Class.NAME in a class body
   NameMap<std::vector<std::pair<Node, bool>>> dicts_;  // kwargs dicts
@@ -346,6 +350,7 @@ class Builder {
   bool is_graph_expr(Node n, int depth = 0) const;
   bool under_no_grad() const;
   bool reads_graphless(Node n) const;
+  bool built_on_device(Node call);
   int32_t function_called(std::string_view callee, std::string_view klass) const;
   bool reads_cpu_batch(Node value, const LoopState& state);
   void on_augmented(Node n, int depth);

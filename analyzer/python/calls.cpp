@@ -281,7 +281,14 @@ bool Builder::is_module_constructor(std::string_view callee) {
 
 void Builder::on_module_construction(Node n, std::string_view callee, std::string_view tail,
                                      const Args& args) {
+  const bool in_init =
+      !class_name_.empty() && function_ >= 0 && m_.functions[function_].name == "__init__";
+  if (in_init &&
+      (tail == "Parameter" || tail == "register_parameter" || tail == "register_buffer")) {
+    own_parameter_classes_.add(class_name_);
+  }
   if (!is_module_constructor(callee)) return;
+  if (in_init && !is_parameterless_module(callee)) own_parameter_classes_.add(class_name_);
   static constexpr std::string_view kNotModules[] = {"Module", "Sequential", "DataParallel",
                                                      "DistributedDataParallel"};
   for (std::string_view k : kNotModules) {

@@ -106,6 +106,11 @@ void Builder::on_assignment(Node n, int depth) {
       root = field(root, s_.f_value);
     loop_stack_.back().cpu_batch.remove(dotted_view(root));
   }
+  // `heads[key] = head` of a head already on the device: the container holds it there.
+  if (is(left, s_.subscript) && is(value, s_.identifier) && on_device_names_.count(text(value))) {
+    const std::string_view container = dotted_view(field(left, s_.f_value));
+    if (!container.empty()) on_device_names_.add(container);
+  }
   if (names.empty()) return;
   const std::string_view name = names.front();
   const bool single = names.size() == 1;
@@ -266,6 +271,10 @@ void Builder::on_assignment(Node n, int depth) {
         if (on_device_names_.count(inner)) on_device_names_.add(name);
       }
     }
+    if (single && module_classes_.count(tail) && !own_parameter_classes_.count(tail) &&
+        built_on_device(value)) {
+      on_device_names_.add(name);
+    }
     // `model = model.to(device)` / `model = Net().cuda()`, also followed by a dtype or mode
     // switch: `AutoModel.from_pretrained(name).to("cuda").half().eval()`.
     Node to_call = value;
@@ -349,6 +358,25 @@ bool Builder::under_no_grad() const {
     if (m_.scopes[s].kind == ScopeKind::Function) return false;
   }
   return false;
+}
+
+// `AllHeads(heads)` of a class that only holds what it is given: on the device when something it
+// is given is, and no model it is given is known to be elsewhere.
+bool Builder::built_on_device(Node call) {
+  std::vector<std::string_view>& read = scratch_names_;
+  read.clear();
+  const Args args = arguments(call);
+  for (Node p : args.positional) read_names(p, read);
+  for (const auto& kv : args.keywords) read_names(kv.second, read);
+  bool on_device = false;
+  for (std::string_view r : read) {
+    if (on_device_names_.count(r)) {
+      on_device = true;
+    } else if (model_names_.count(r) || module_names_.count(r)) {
+      return false;
+    }
+  }
+  return on_device;
 }
 
 // A name given a value under no_grad, or one of its attributes (`outputs.loss`).
