@@ -204,6 +204,13 @@ void Builder::on_api_call(Node n, const Callee& c, const Args& args) {
     }
   }
   if (tail == "GradScaler" || tail == "ShardedGradScaler") add_api(ApiKind::GradScaler, n, callee);
+  // `pack_padded_sequence(x, lengths)` wants its lengths on the host: a batch's lengths that go
+  // there stay on the host by design, also where the model is given them too.
+  if (tail == "pack_padded_sequence" && !loop_stack_.empty()) {
+    Node lengths = keyword(args, "lengths");
+    if (null(lengths) && args.positional.size() > 1) lengths = args.positional[1];
+    if (is(lengths, s_.identifier)) loop_stack_.back().cpu_batch.remove(text(lengths));
+  }
   if (tail == "set_detect_anomaly" && is(first, s_.true_))
     add_api(ApiKind::DetectAnomaly, n, callee, first);
   if (tail == "zero_grad") {
