@@ -98,6 +98,9 @@ class Builder {
   // Names declared once with an integer literal; a second declaration makes the name ambiguous.
   std::unordered_map<std::string, int64_t> constants_;
   std::unordered_set<std::string> redeclared_;
+  // What a value was built from (`auto sampler = DDIM(unet.ptr(), options)`: sampler -> unet):
+  // moving the whole (`sampler->to(device)`) moves the modules it was given.
+  std::unordered_map<std::string, std::unordered_set<std::string>> parts_;
   std::vector<PendingCall> pending_calls_;
   std::vector<PendingInput> pending_inputs_;
   std::vector<std::pair<ScopeId, TSNode>> pending_guards_;
@@ -782,6 +785,39 @@ class Builder {
         loop_stack_.back().cpu_batch.erase(name);
       }
       on_binding(n, name, type, value, args);
+      if (!null(value)) note_parts(name, value, 0);
+      if (!null(args)) note_part_arguments(name, args, 0);
+    }
+  }
+
+  // The names a call in `value` is given, as such or as `name.ptr()`, are parts of `holder`.
+  void note_parts(const std::string& holder, TSNode value, int depth) {
+    if (null(value) || depth > 8) return;
+    if (is(value, "call_expression")) {
+      note_part_arguments(holder, field(value, "arguments"), depth + 1);
+      note_parts(holder, field(value, "function"), depth + 1);
+      return;
+    }
+    for (uint32_t i = 0, c = named_count(value); i < c; ++i)
+      note_parts(holder, named(value, i), depth + 1);
+  }
+
+  void note_part_arguments(const std::string& holder, TSNode args, int depth) {
+    if (null(args) || depth > 8) return;
+    for (uint32_t i = 0, c = named_count(args); i < c; ++i) {
+      TSNode a = unparen(named(args, i));
+      if (is(a, "call_expression")) {
+        TSNode fn = field(a, "function");
+        if (is(fn, "field_expression") && text(field(fn, "field")) == "ptr" &&
+            named_count(field(a, "arguments")) == 0) {
+          a = unparen(field(fn, "argument"));
+        }
+      }
+      if (is(a, "identifier")) {
+        if (text(a) != holder) parts_[holder].emplace(text(a));
+      } else {
+        note_parts(holder, a, depth + 1);
+      }
     }
   }
 
@@ -918,6 +954,7 @@ class Builder {
       if (device_of(right) != it->second) it->second = DeviceTarget::MaybeCuda;
     }
     if (op == "=" && !target.empty()) {
+      note_parts(target, right, 0);
       for (LoopState& state : loop_stack_) state.assigned.insert(target);
       if (is_graph_expr(right)) graph_names_.insert(target);
       if (copies_to_host(text(right))) {
@@ -1344,6 +1381,18 @@ class Builder {
     std::unordered_set<std::string> moved;  // every receiver sent to a device that may be CUDA
     for (const DeviceMove& move : m_.moves) {
       if (move.target != DeviceTarget::Cpu && !move.receiver.empty()) moved.insert(move.receiver);
+    }
+    // A whole moved moves its parts, and theirs (a few levels: a sampler holding a UNet).
+    for (int level = 0; level < 4; ++level) {
+      std::vector<std::string> more;
+      for (const auto& [holder, parts] : parts_) {
+        if (!moved.count(holder)) continue;
+        for (const std::string& part : parts) {
+          if (!moved.count(part)) more.push_back(part);
+        }
+      }
+      if (more.empty()) break;
+      moved.insert(more.begin(), more.end());
     }
     std::vector<std::string> models(trained_names_.begin(), trained_names_.end());
     std::sort(models.begin(), models.end());
