@@ -10,6 +10,8 @@ Flags a training step loop, in a program that uses CUDA, whose forward pass runs
 precision in effect: no `torch.autocast` / `torch.amp.autocast` region (or a context manager
 that resolves to one), no `accelerator.autocast()`, no framework precision setting, and no
 model converted to half or bfloat16. Reported once, at the innermost training loop's header.
+A loop that only steps optimizers (`for opt, sched in zip(optimizers, schedulers)`) beside the
+loop that runs the forward and backward runs no forward of its own: the other loop is judged.
 A framework's per-step training hook (Lightning `training_step`, a Hugging Face `Trainer`'s
 `compute_loss`) counts as a training loop when the framework trainer is built in the same file
 on a GPU, so its precision setting is known; it is reported at the hook's name.
@@ -40,8 +42,11 @@ void check(const RuleInput& in, Sink& sink) {
   if (!judged_as_training_code(in)) return;
   const StepModel& m = in.model;
   if (!m.cuda_context()) return;
-  for (int32_t loop : m.innermost_training_loops()) {
-    if (m.amp_in_effect(loop)) continue;
+  const std::vector<int32_t> innermost = m.innermost_training_loops();
+  const auto runs_forward = [&](int32_t loop) { return m.runs_forward(loop); };
+  const bool forward_elsewhere = std::any_of(innermost.begin(), innermost.end(), runs_forward);
+  for (int32_t loop : innermost) {
+    if (m.amp_in_effect(loop) || (forward_elsewhere && !m.runs_forward(loop))) continue;
     sink.report(
         {m.loops[loop].header,
          "training loop runs in FP32: no autocast covers its forward pass, so matrix math skips "

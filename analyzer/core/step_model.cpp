@@ -61,17 +61,21 @@ void StepModel::classify() {
 
   // Step events per loop and per function body (outside its loops).
   std::vector<uint8_t> loop_event(loops.size(), 0), loop_backward(loops.size(), 0);
+  loop_forward_.assign(loops.size(), 0);
   for (const StepEvent& event : events) {
     if (!event.makes_step) continue;
     int32_t fn;
     int32_t loop = nearest_loop(event.scope, &fn);
     bool backward = event.kind != StepEventKind::ModelCall;
+    bool forward = event.kind != StepEventKind::OptimizerStep;
     if (loop >= 0) {
       loop_event[loop] = 1;
       loop_backward[loop] |= backward;
+      loop_forward_[loop] |= forward;
     } else if (fn >= 0) {
       function_facts_[fn].direct_event = true;
       function_facts_[fn].direct_backward |= backward;
+      function_facts_[fn].direct_forward |= forward;
     }
   }
   // A function calling, outside its loops, a function with direct events has them too.
@@ -83,9 +87,11 @@ void StepModel::classify() {
       FunctionFacts& caller = function_facts_[fn];
       const FunctionFacts& callee = function_facts_[call.callee];
       if ((callee.direct_event && !caller.direct_event) ||
-          (callee.direct_backward && !caller.direct_backward)) {
+          (callee.direct_backward && !caller.direct_backward) ||
+          (callee.direct_forward && !caller.direct_forward)) {
         caller.direct_event |= callee.direct_event;
         caller.direct_backward |= callee.direct_backward;
+        caller.direct_forward |= callee.direct_forward;
         changed = true;
       }
     }
@@ -96,6 +102,7 @@ void StepModel::classify() {
     if (loop < 0) continue;
     loop_event[loop] |= function_facts_[call.callee].direct_event;
     loop_backward[loop] |= function_facts_[call.callee].direct_backward;
+    loop_forward_[loop] |= function_facts_[call.callee].direct_forward;
   }
   for (size_t i = 0; i < loops.size(); ++i) {
     Loop& loop = loops[i];

@@ -508,6 +508,9 @@ class StepModel {
   std::vector<int32_t> innermost_training_loops() const;
   // True when autocast covers the loop's forward pass (or the file enables AMP otherwise).
   bool amp_in_effect(int32_t loop) const;
+  // After classify(): does the loop reach a backward or a model call, in its body or through
+  // the functions it calls? A loop that only steps optimizers does not.
+  bool runs_forward(int32_t loop) const { return loop_forward_[loop] != 0; }
   // True when the loop runs more than once per program: it sits in another loop, or its
   // function is called from inside a loop (an epoch loop around a train-one-epoch helper).
   bool repeated(int32_t loop) const;
@@ -520,6 +523,7 @@ class StepModel {
   struct FunctionFacts {
     bool direct_backward = false;  // a backward/optimizer step reached outside any loop
     bool direct_event = false;     // any step event reached outside any loop
+    bool direct_forward = false;   // a backward or model call reached outside any loop
     bool has_step_loop = false;
   };
   std::vector<FunctionFacts> function_facts_;
@@ -528,6 +532,7 @@ class StepModel {
   mutable std::vector<uint8_t> function_context_busy_;
   mutable std::vector<int16_t> function_regions_;  // -1: not computed yet; -2: in progress
   std::vector<uint8_t> loop_amp_;
+  std::vector<uint8_t> loop_forward_;
 
   int32_t nearest_loop(ScopeId scope, int32_t* function) const;
   StepContext context_of_function(int32_t function) const;
