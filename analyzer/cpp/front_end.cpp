@@ -53,7 +53,7 @@ struct PendingInput {
 class Builder {
  public:
   Builder(std::string_view src, const Resolution* resolution)
-      : src_(src), resolution_(resolution) {}
+      : src_(src), resolution_(resolution), libtorch_(mentions_libtorch(src)) {}
 
   StepModel build() {
     const SyntaxTree tree = parse_tree(tree_sitter_cpp(), src_);
@@ -72,7 +72,23 @@ class Builder {
  private:
   std::string_view src_;
   const Resolution* resolution_;  // Clang's names for calls; null on the syntax-only path
+  // The file names LibTorch somewhere (`torch::`, `at::`, an include): otherwise its
+  // `net.forward(...)` is another library's (OpenCV's `cv::dnn::Net`), not a model's.
+  const bool libtorch_;
   StepModel m_;
+
+  static bool mentions_libtorch(std::string_view src) {
+    if (src.find("torch") != std::string_view::npos || src.find("ATen") != std::string_view::npos)
+      return true;
+    // `at::` and `c10::` as namespaces, not the end of another name (`cv::Mat::zeros`).
+    for (std::string_view ns : {"at::", "c10::"}) {
+      for (size_t at = src.find(ns); at != std::string_view::npos; at = src.find(ns, at + 1)) {
+        const char before = at == 0 ? ' ' : src[at - 1];
+        if (!std::isalnum(static_cast<unsigned char>(before)) && before != '_') return true;
+      }
+    }
+    return false;
+  }
   ScopeId scope_ = kNoScope;
   int32_t function_ = -1;
   bool in_forward_ = false;
@@ -1130,13 +1146,14 @@ class Builder {
     if (method == "step" &&
         (optimizer_names_.count(recv) || recv.find("optim") != std::string::npos))
       m_.events.push_back({StepEventKind::OptimizerStep, span(n), scope_, ""});
-    if (method == "forward" && !recv.empty() && recv != "this" && !in_forward_) {
+    if (method == "forward" && libtorch_ && !recv.empty() && recv != "this" && !in_forward_) {
       model_names_.insert(recv);
       m_.events.push_back({StepEventKind::ModelCall, span(n), scope_, recv, takes_loop_data(args)});
       if (argc > 0) note_model_inputs(args, recv);
     }
     // A module is reached through `->` (a ModuleHolder) or `.` (a plain nn::Module subclass).
-    if ((method == "train" || method == "eval" || method == "parameters") && !recv.empty()) {
+    if ((method == "train" || method == "eval" || method == "parameters") && libtorch_ &&
+        !recv.empty()) {
       model_names_.insert(recv);
       trained_names_.insert(recv);
     }
