@@ -1,7 +1,8 @@
 // The state of one lowering of a Python file into the step model, shared by the files that
 // each handle one concern of the walk: syntax helpers (syntax.cpp), the walk and what follows it
 // (front_end.cpp), imports and module resolution (imports.cpp), scopes, loops and guards
-// (scopes.cpp), values (values.cpp), conditions and masks (conditions.cpp), calls and API
+// (scopes.cpp), values (values.cpp), autograd graphs (autograd.cpp), conditions and masks
+// (conditions.cpp), calls and API
 // recognition (calls.cpp), and loaders and framework hooks (loaders.cpp). Internal to the
 // Python front end.
 #pragma once
@@ -347,9 +348,6 @@ class Builder {
   bool made_on_host(Node value) const;
   void on_assignment(Node n, int depth);
   void on_setting(Node left, Node value);
-  bool is_graph_expr(Node n, int depth = 0) const;
-  bool under_no_grad() const;
-  bool reads_graphless(Node n) const;
   bool built_on_device(Node call);
   int32_t function_called(std::string_view callee, std::string_view klass) const;
   bool reads_cpu_batch(Node value, const LoopState& state);
@@ -361,6 +359,11 @@ class Builder {
   bool returns_device(std::string_view callee) const;
   void note_device_call(Node n);
   Value resolve(Node n) const;
+
+  // ---- autograd.cpp --------------------------------------------------------------------
+  bool is_graph_expr(Node n, int depth = 0) const;
+  bool under_no_grad() const;
+  bool reads_graphless(Node n) const;
 
   // ---- conditions.cpp ------------------------------------------------------------------
   bool is_tensor_condition(Node n, int depth = 0) const;

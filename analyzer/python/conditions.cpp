@@ -68,10 +68,6 @@ void Builder::judge_parameter_conditions() {
   }
 }
 
-// What may be a boolean tensor used as an index: a comparison, `.bool()`, a tensor built with
-// `dtype=torch.bool`, a name bound to one of those, or `~` of any of them. A comparison's
-// operands are often not known to be tensors (`labels != -100` of a batch field), so the
-// subscript's receiver, which must be a tensor, decides.
 // `batches_done = epoch * len(loader) + i`: whole-number arithmetic on a step counter counts
 // steps too, so a guard on it (`batches_done % n == 0`) is an interval guard. The other operands
 // are numbers, names and attributes that hold no tensor, and `len(...)`; true division, another
@@ -97,6 +93,10 @@ bool Builder::counts_steps(Node n, bool& counter, int depth) const {
          counts_steps(field(n, s_.f_right), counter, depth + 1);
 }
 
+// What may be a boolean tensor used as an index: a comparison, `.bool()`, a tensor built with
+// `dtype=torch.bool`, a name bound to one of those, or `~` of any of them. A comparison's
+// operands are often not known to be tensors (`labels != -100` of a batch field), so the
+// subscript's receiver, which must be a tensor, decides.
 bool Builder::is_mask(Node n, int depth) const {
   n = unparen(n);
   if (null(n) || depth > 8) return false;

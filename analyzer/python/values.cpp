@@ -1,5 +1,5 @@
-// Values: what a name or expression holds (a tensor, a device, a graph, a mask, a constant),
-// followed through assignments.
+// Values: what a name or expression holds (a tensor, a device, a mask, a constant), followed
+// through assignments; whether it carries a graph is autograd.cpp's.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -350,16 +350,6 @@ void Builder::on_setting(Node left, Node value) {
   }
 }
 
-// Inside a `with torch.no_grad():` (or inference_mode) of the function being walked, or a
-// function decorated with one. Regions a caller opens are not known yet: the rules judge those.
-bool Builder::under_no_grad() const {
-  for (ScopeId s = scope_; s != kNoScope; s = m_.scopes[s].parent) {
-    if (m_.scopes[s].regions & kRegionNoGrad) return true;
-    if (m_.scopes[s].kind == ScopeKind::Function) return false;
-  }
-  return false;
-}
-
 // `AllHeads(heads)` of a class that only holds what it is given: on the device when something it
 // is given is, and no model it is given is known to be elsewhere.
 bool Builder::built_on_device(Node call) {
@@ -377,66 +367,6 @@ bool Builder::built_on_device(Node call) {
     }
   }
   return on_device;
-}
-
-// A name given a value under no_grad, or one of its attributes (`outputs.loss`).
-bool Builder::reads_graphless(Node n) const {
-  if (graphless_names_.empty()) return false;
-  n = unparen(n);
-  if (is(n, s_.identifier)) return graphless_names_.count(text(n)) > 0;
-  return is(n, s_.attribute) && (graphless_names_.count(dotted_view(n)) ||
-                                 graphless_names_.count(dotted_view(field(n, s_.f_object))));
-}
-
-// Does the value carry autograd history from this step: the model's or the loss's output,
-// not detached?
-bool Builder::is_graph_expr(Node n, int depth) const {
-  n = unparen(n);
-  if (null(n) || depth > kMaxExprDepth) return false;
-  if (is(n, s_.identifier)) return grad_names_.count(text(n)) > 0;
-  if (is(n, s_.attribute)) {
-    Node attr = field(n, s_.f_attribute);
-    if (!null(attr) && text(attr) == "loss") return !reads_graphless(n);
-    return grad_names_.count(dotted_view(n)) > 0;
-  }
-  if (is(n, s_.binary_operator)) {
-    return is_graph_expr(field(n, s_.f_left), depth + 1) ||
-           is_graph_expr(field(n, s_.f_right), depth + 1);
-  }
-  if (is(n, s_.subscript)) return is_graph_expr(field(n, s_.f_value), depth + 1);
-  if (is(n, s_.call)) {
-    std::string_view method = method_of(n);
-    if (method == "detach" || method == "item" || method == "tolist" || method == "numpy" ||
-        method == "argmax" || method == "argmin" || method == "eq" || method == "ne" ||
-        method == "long" || method == "bool") {
-      return false;
-    }
-    const std::string_view callee = callee_name(n);
-    if (!callee.empty() &&
-        (model_names_.count(callee) || loss_names_.count(callee) || is_functional_loss(callee))) {
-      return true;
-    }
-    // `.cpu()` is differentiable: the host copy keeps the graph.
-    if (!method.empty() && (is_tensor_method(method) || method == "cpu"))
-      return is_graph_expr(receiver_of(n), depth + 1);
-    // `F.normalize(out)`, `pool(out, mask)` of this file: computed from the graph, part of it.
-    static constexpr std::string_view kNoGradient[] = {
-        "argmax", "argmin",  "argsort",      "eq",         "ne",          "lt",
-        "gt",     "le",      "ge",           "isnan",      "isinf",       "isfinite",
-        "equal",  "nonzero", "logical_and",  "logical_or", "logical_not", "count_nonzero",
-        "unique", "where",   "searchsorted", "bucketize",  "allclose"};
-    const std::string_view tail = last_component(callee);
-    const bool differentiable =
-        std::find(std::begin(kNoGradient), std::end(kNoGradient), tail) == std::end(kNoGradient);
-    if (differentiable && (is_tensor_function(callee) || function_by_name_.count(callee))) {
-      Node list = field(n, s_.f_arguments);
-      for (Node arg = null(list) ? Node{} : list.first_child(); !null(arg);
-           arg = arg.next_sibling()) {
-        if (arg.named() && is_graph_expr(arg, depth + 1)) return true;
-      }
-    }
-  }
-  return false;
 }
 
 bool Builder::reads_cpu_batch(Node value, const LoopState& state) {
