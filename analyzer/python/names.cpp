@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 
 namespace gpulint::python {
 namespace {
@@ -28,6 +29,18 @@ bool contains_ci(std::string_view hay, std::string_view needle) {
   auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(),
                         [](char a, char b) { return ascii_lower(a) == ascii_lower(b); });
   return it != hay.end();
+}
+
+// `needle` as the start of a word of the name: at its start, after `_`, or where camelCase
+// starts a word (`n_iters`, `globalIter`), not inside one (`criterion`, `discount`).
+bool starts_word_ci(std::string_view hay, std::string_view needle) {
+  for (size_t i = 0; i + needle.size() <= hay.size(); ++i) {
+    const bool word_start = i == 0 || hay[i - 1] == '_' ||
+                            (std::isupper(static_cast<unsigned char>(hay[i])) &&
+                             std::islower(static_cast<unsigned char>(hay[i - 1])));
+    if (word_start && contains_ci(hay.substr(i, needle.size()), needle)) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -134,8 +147,8 @@ bool looks_like_counter(std::string_view name) {
   std::string_view tail = last_component(name);
   static constexpr std::array<std::string_view, 8> kShort = {"i",  "j", "k",   "n",
                                                              "it", "t", "idx", "epoch"};
-  return in(kShort, tail) || contains_ci(tail, "step") || contains_ci(tail, "iter") ||
-         contains_ci(tail, "idx") || contains_ci(tail, "batch_i") || contains_ci(tail, "count");
+  return in(kShort, tail) || contains_ci(tail, "step") || starts_word_ci(tail, "iter") ||
+         contains_ci(tail, "idx") || contains_ci(tail, "batch_i") || starts_word_ci(tail, "count");
 }
 
 bool looks_like_loader(std::string_view name) {
