@@ -136,12 +136,12 @@ void Builder::on_assignment(Node n, int depth) {
   // A value computed under no_grad has no graph, wherever it is read later.
   const bool graph = is_graph_expr(value);
   const bool graphless = (graph && under_no_grad()) || reads_graphless(value);
-  if (graph && !graphless) {
-    for (std::string_view t : names) grad_names_.add(t);
-  } else {
-    for (std::string_view t : names) grad_names_.remove(t);
-  }
   for (std::string_view t : names) {
+    if (graph && !graphless) {
+      grad_names_.add(t);
+    } else {
+      grad_names_.remove(t);
+    }
     if (graphless) {
       graphless_names_.add(t);
     } else {
