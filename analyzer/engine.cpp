@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 #include <thread>
+#include <unordered_map>
 
 #include <map>
 #include <set>
@@ -22,6 +23,8 @@ namespace gpulint {
 namespace {
 
 constexpr size_t kMaxShownLine = 4096;
+// A further finding of the same rule in the same helper, shown under the first.
+constexpr const char* kSameHelper = "the same in this helper here";
 
 Location locate(const SourceFile& file, Span span) {
   return {file.path(), span, file.position(span.begin), file.position(span.end)};
@@ -291,9 +294,20 @@ std::vector<Diagnostic> lint_model(const SourceFile& file, const StepModel& mode
         std::find(rule_set.explicitly_selected.begin(), rule_set.explicitly_selected.end(),
                   rule->info.code) != rule_set.explicitly_selected.end();
     rule->check(RuleInput{model, options}, sink);
+    std::stable_sort(
+        sink.findings.begin(), sink.findings.end(),
+        [](const Finding& a, const Finding& b) { return a.span.begin < b.span.begin; });
+    std::unordered_map<std::string, size_t> first_in_helper;  // helper key -> its diagnostic
     for (Finding& f : sink.findings) {
       Location location = locate(file, f.span);
       if (suppressions.suppressed(rule->info.code, location.start.line)) continue;
+      if (!f.helper.empty()) {
+        const auto [first, added] = first_in_helper.try_emplace(f.helper, out.size());
+        if (!added) {
+          out[first->second].related.push_back({std::move(location), kSameHelper});
+          continue;
+        }
+      }
       Diagnostic d;
       d.code = rule->info.code;
       d.name = rule->info.name;

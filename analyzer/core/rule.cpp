@@ -13,6 +13,14 @@ void add_call_sites(Finding& finding, const StepContext& context) {
   }
   for (size_t i = 0; i < context.via.size(); ++i)
     finding.related.emplace_back(context.via[i], i == 0 && !context.external ? kFirst : kNext);
+  finding.helper.clear();
+  if (context.external) {
+    for (const Location& at : context.external->via)
+      finding.helper += at.path + ":" + std::to_string(at.span.begin) + ";";
+    finding.helper += context.external->call_site.path + ":" +
+                      std::to_string(context.external->call_site.span.begin) + ";";
+  }
+  for (const Span& at : context.via) finding.helper += std::to_string(at.begin) + ";";
 }
 
 }  // namespace gpulint

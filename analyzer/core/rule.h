@@ -48,6 +48,10 @@ struct Finding {
   // What the finding knows statically that changes its cost (GL206 `batch_size`, GL405
   // `dimension`, GL303 `random_fill`); `gpulint verify` sizes its experiments by them.
   std::vector<std::pair<std::string, int64_t>> parameters = {};
+  // In a helper a step loop calls: the call sites that reach it, as a key (add_call_sites).
+  // The engine reports a rule's findings with the same key once, at the first, with the others
+  // as related locations: nine writes in one logging helper are one finding, not nine.
+  std::string helper = {};
 };
 
 // Where a rule puts its findings; the engine turns them into diagnostics.
@@ -115,7 +119,8 @@ struct Rule {
   uint8_t evidence = 0;
 };
 
-// Adds "called per step from here" related locations for a finding inside a helper.
+// Adds "called per step from here" related locations for a finding inside a helper, and its
+// helper key.
 void add_call_sites(Finding& finding, const StepContext& context);
 
 }  // namespace gpulint
