@@ -296,6 +296,7 @@ class Builder {
   void note_comments(Node n);
   void on_comment(Node n);
   void finish();
+  void note_forward_helpers();
 
   // ---- imports.cpp ---------------------------------------------------------------------
   void on_import(Node n);

@@ -138,6 +138,44 @@ int32_t Builder::function_called(std::string_view callee, std::string_view klass
   return it == function_by_name_.end() ? -1 : it->second;
 }
 
+// Methods that a class's forward calls on its own class run inside the forward pass, and so do
+// the ones they call: their loops (a rollout of the model over steps that builds the loss, a
+// decoding loop) are never step loops, as forward's own are. Known once every call is.
+void Builder::note_forward_helpers() {
+  const size_t n = m_.functions.size();
+  std::vector<std::string_view> class_of(n);
+  std::vector<bool> in_forward(n, false);
+  for (const auto& [key, index] : function_by_name_) {
+    const size_t dot = key.rfind('.');
+    if (dot == std::string::npos) continue;
+    class_of[index] = std::string_view(key).substr(0, dot);
+    if (std::string_view(key).substr(dot + 1) == "forward") in_forward[index] = true;
+  }
+  // The function a scope is in: its own, or the nearest enclosing one.
+  const auto function_at = [&](ScopeId scope) {
+    for (; scope != kNoScope; scope = m_.scopes[scope].parent) {
+      if (m_.scopes[scope].kind == ScopeKind::Function) return m_.scopes[scope].index;
+    }
+    return int32_t{-1};
+  };
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const Call& call : m_.calls) {
+      const int32_t caller = function_at(call.scope);
+      if (caller < 0 || !in_forward[caller] || in_forward[call.callee]) continue;
+      if (class_of[call.callee].empty() || class_of[call.callee] != class_of[caller]) continue;
+      in_forward[call.callee] = grew = true;
+    }
+  }
+  // A loop in such a method, or in a function defined inside one.
+  for (Loop& loop : m_.loops) {
+    for (ScopeId s = loop.scope; s != kNoScope && !loop.never_step; s = m_.scopes[s].parent) {
+      if (m_.scopes[s].kind == ScopeKind::Function)
+        loop.never_step = in_forward[m_.scopes[s].index];
+    }
+  }
+}
+
 void Builder::finish() {
   // Calls that may be of another module's function: `callee` as called, and for a method of
   // a class, the method.
@@ -256,6 +294,7 @@ void Builder::finish() {
     if (model_names_.count(d.name)) m_.file_level_amp = d.reduced;
   }
   if (reduced_module_) m_.file_level_amp = true;
+  note_forward_helpers();
   m_.classify();
   for (Loop& loop : m_.loops) {
     if (loop.kind == LoopKind::Evaluation) note_loop_lines(loop);
