@@ -68,6 +68,7 @@ Links links_of(const SourceFile& file, const StepModel& model) {
     caller.interval_guarded = context.interval_guarded;
     caller.every_step = context.every_step;
     caller.regions = context.regions;
+    caller.scalar_arguments = call.scalar_arguments;
     links.calls.push_back({call.module, std::move(caller)});
   }
   links.argument_flows = model.argument_flows;
@@ -116,8 +117,8 @@ std::string inbound_key(const Inbound& inbound) {
     key.append(c.function).push_back('@');
     add(c.call_site);
     for (const Location& l : c.via) add(l);
-    key.append(
-        std::to_string(c.training * 1 + c.interval_guarded * 2 + c.every_step * 4 + c.regions * 8));
+    key.append(std::to_string(c.training * 1 + c.interval_guarded * 2 + c.every_step * 4 +
+                              c.scalar_arguments * 8 + c.regions * 16));
     key.push_back('|');
   }
   for (const std::string& f : inbound.loader_functions) key.append(f).push_back(',');

@@ -102,7 +102,7 @@ json caller_json(const ExternalCaller& c) {
   json via = json::array();
   for (const Location& l : c.via) via.push_back(location_json(l));
   return {c.function, location_json(c.call_site), via, c.training, c.interval_guarded, c.every_step,
-          c.regions};
+          c.regions,  c.scalar_arguments};
 }
 
 ExternalCaller caller_of(const json& j) {
@@ -114,6 +114,7 @@ ExternalCaller caller_of(const json& j) {
   c.interval_guarded = j.at(4).get<bool>();
   c.every_step = j.at(5).get<bool>();
   c.regions = j.at(6).get<uint8_t>();
+  c.scalar_arguments = j.size() > 7 && j.at(7).get<bool>();
   return c;
 }
 

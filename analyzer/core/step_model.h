@@ -81,6 +81,7 @@ struct ImportedCall {
   std::string symbol;  // the function's name there
   Span span;
   ScopeId scope = kNoScope;
+  bool scalar_arguments = false;  // every argument is known not to be a tensor
 };
 
 // A loop over what an imported function returned: `loader = make_loader(); for b in loader:`.
@@ -131,6 +132,7 @@ struct ExternalCaller {
   bool interval_guarded = false;
   bool every_step = true;
   uint8_t regions = kRegionNone;
+  bool scalar_arguments = false;  // every argument is known not to be a tensor
 
   friend bool operator==(const ExternalCaller&, const ExternalCaller&) = default;
 };
@@ -157,6 +159,7 @@ struct Call {
   int32_t callee = -1;
   Span span;
   ScopeId scope = kNoScope;
+  bool scalar_arguments = false;  // every argument is known not to be a tensor
 };
 
 enum class StepEventKind : uint8_t { Backward, OptimizerStep, ModelCall };

@@ -39,7 +39,7 @@ struct Symbols {
   TSSymbol assert_statement, with_statement, with_clause, with_item, call, attribute, identifier,
       keyword_argument;
   TSSymbol assignment, augmented_assignment, return_statement, comment, argument_list;
-  TSSymbol string, integer, true_, false_, subscript, binary_operator, comparison_operator;
+  TSSymbol string, integer, float_, true_, false_, subscript, binary_operator, comparison_operator;
   TSSymbol boolean_operator, not_operator, unary_operator, parenthesized_expression;
   TSSymbol dictionary, pair, dictionary_splat, list_splat, conditional_expression, lambda;
   TSSymbol pattern_list, tuple_pattern, expression_list, tuple, list_pattern, list;
@@ -66,8 +66,9 @@ struct DeviceName {
 struct LoopState {
   int32_t loop = -1;
   int32_t function = -1;
-  NameSet bound;      // names bound in the loop body so far
-  NameSet cpu_batch;  // names holding loader batches not yet moved
+  NameSet bound;           // names bound in the loop body so far
+  NameSet cpu_batch;       // names holding loader batches not yet moved
+  NameSet from_arguments;  // bound from what the function was passed (`for k, v in kwargs.items()`)
   // Calls whose arguments may be bound later in the body, as loop-carried values
   // (`out, h = decoder(x, h)` ... `x = out.argmax()`): (index into pending_calls_, names read).
   std::vector<std::pair<size_t, std::vector<std::string_view>>> carried_calls;
@@ -80,6 +81,7 @@ struct PendingCall {
   Span span;
   ScopeId scope;
   bool loop_data;  // an argument is bound in the loop (or is a parameter of the helper)
+  bool scalar_arguments = false;  // every argument is known not to be a tensor
 };
 
 struct PendingConvert {
@@ -103,6 +105,7 @@ struct PendingMethodCall {
   std::string method;
   Span span;
   ScopeId scope;
+  bool scalar_arguments = false;  // every argument is known not to be a tensor
 };
 
 struct PendingInput {
@@ -248,6 +251,8 @@ class Builder {
   std::vector<std::pair<Node, ScopeId>> tensor_conditions_;
   std::vector<ParameterCondition> parameter_conditions_;
   std::vector<TensorArgument> tensor_arguments_;
+  NameSet scalar_names_;              // hold a number, a string or None: never a tensor
+  std::vector<ScopeId> type_tested_;  // branches under `isinstance(x, torch.Tensor)`
   std::vector<std::pair<Node, ScopeId>> dynamic_methods_;
   std::vector<std::pair<Node, ScopeId>> mask_indexings_;
   std::string_view last_mask_;
@@ -280,6 +285,7 @@ class Builder {
   size_t dotted_parts(Node n, int depth, std::string* out) const;
   std::string_view method_of(Node call) const;
   Node receiver_of(Node call) const;
+  std::string_view root_identifier(Node n) const;
   std::string string_value(Node n) const;
   Node unparen(Node n) const;
   ArgumentList argument_list(Node call) const;
@@ -370,6 +376,10 @@ class Builder {
   bool is_tensor_condition(Node n, int depth = 0) const;
   void note_condition(Node condition);
   void judge_parameter_conditions();
+  bool is_tensor_type_test(Node condition) const;
+  bool is_scalar_expr(Node n, int depth = 0) const;
+  bool only_scalars(const Args& args) const;
+  void drop_syncs_no_caller_reaches();
   bool is_mask(Node n, int depth = 0) const;
   void note_mask_index(Node subscript);
   bool counts_steps(Node n, bool& counter, int depth = 0) const;
@@ -378,8 +388,9 @@ class Builder {
   Args arguments(Node call);
   static Node keyword(const Args& a, std::string_view name);
   void on_call(Node n, int depth);
-  void note_method_of_instance(Node n, std::string_view callee, std::string_view method);
-  void note_instance_call(Node n, std::string_view callee);
+  void note_method_of_instance(Node n, std::string_view callee, std::string_view method,
+                               bool scalars);
+  void note_instance_call(Node n, std::string_view callee, bool scalars);
   void note_flows(std::string_view callee, const Args& args);
   void on_api_call(Node n, const Callee& c, const Args& args);
   void add_api(ApiKind kind, Node n, std::string_view spelling, Node value = Node{});

@@ -117,7 +117,7 @@ void Builder::on_call(Node n, int depth) {
     std::vector<std::string_view> read;
     const bool loop_data = has_loop_data(args, read);
     const std::string_view klass = self_call ? class_name_ : std::string_view{};
-    pending_calls_.push_back({callee, klass, span(n), scope_, loop_data});
+    pending_calls_.push_back({callee, klass, span(n), scope_, loop_data, only_scalars(args)});
     // Only calls of this file's functions matter (judge_parameter_conditions): defined above
     // the call, as helpers are, or methods (`self.clip(loss)`), which may come later.
     if (self_call || function_by_name_.count(callee)) {
@@ -127,12 +127,13 @@ void Builder::on_call(Node n, int depth) {
     }
     if (!loop_data && !loop_stack_.empty() && loop_stack_.back().function == function_)
       loop_stack_.back().carried_calls.emplace_back(pending_calls_.size() - 1, std::move(read));
-    note_instance_call(n, callee);
+    note_instance_call(n, callee, only_scalars(args));
   } else if (!callee.empty() && !callee.starts_with("self.")) {
-    pending_dotted_calls_.push_back({callee, {}, span(n), scope_, false});
-    note_method_of_instance(n, callee, method);
+    pending_dotted_calls_.push_back({callee, {}, span(n), scope_, false, only_scalars(args)});
+    note_method_of_instance(n, callee, method, only_scalars(args));
   } else if (!callee.empty()) {
-    note_method_of_instance(n, callee, method);  // `self.mp_trainer.optimize(...)`
+    // `self.mp_trainer.optimize(...)`
+    note_method_of_instance(n, callee, method, only_scalars(args));
   }
   if (!callee.empty()) note_flows(callee, args);
   if (!callee.empty()) note_model_inputs(n, callee, args);
@@ -140,7 +141,8 @@ void Builder::on_call(Node n, int depth) {
 
 // `x.update(...)` where `x = MetricLogger(...)` (a class: the name is capitalised): the
 // method runs, wherever the class is defined.
-void Builder::note_method_of_instance(Node n, std::string_view callee, std::string_view method) {
+void Builder::note_method_of_instance(Node n, std::string_view callee, std::string_view method,
+                                      bool scalars) {
   // The receiver is what comes before the method: `logger` or `self.mp_trainer`.
   const size_t dot = callee.rfind('.');
   if (call_results_.empty() || dot == std::string::npos || dot + 1 + method.size() != callee.size())
@@ -149,17 +151,17 @@ void Builder::note_method_of_instance(Node n, std::string_view callee, std::stri
   if (it == call_results_.end()) return;
   const std::string_view klass = last_component(it->second);
   if (klass.empty() || !std::isupper(static_cast<unsigned char>(klass.front()))) return;
-  pending_method_calls_.push_back({it->second, std::string(method), span(n), scope_});
+  pending_method_calls_.push_back({it->second, std::string(method), span(n), scope_, scalars});
 }
 
 // `model(x)` where `model = Tagger(...)`: calling a module instance runs Tagger.forward.
-void Builder::note_instance_call(Node n, std::string_view callee) {
+void Builder::note_instance_call(Node n, std::string_view callee, bool scalars) {
   if (call_results_.empty()) return;
   auto it = call_results_.find(callee);
   if (it == call_results_.end()) return;
   const std::string_view klass = last_component(it->second);
   if (klass.empty() || !std::isupper(static_cast<unsigned char>(klass.front()))) return;
-  pending_method_calls_.push_back({it->second, "forward", span(n), scope_});
+  pending_method_calls_.push_back({it->second, "forward", span(n), scope_, scalars});
 }
 
 // Arguments holding another call's result, for the linker (see ArgumentFlow).

@@ -1,5 +1,8 @@
 // Conditions, boolean masks and tensor-valued parameters: judged where they stand (names hold
 // what they held there), reported by the step model only where GL105/GL106 can report them.
+// And the reverse: values known never to be tensors, which make a helper's
+// `isinstance(v, torch.Tensor)` branch dead for callers that pass only them.
+#include <algorithm>
 #include <vector>
 
 #include "analyzer/python/builder.h"
@@ -118,6 +121,111 @@ bool Builder::is_mask(Node n, int depth) const {
            is_tensor_function(callee_name(n));
   }
   return false;
+}
+
+// `isinstance(v, torch.Tensor)` (or `torch.is_tensor(v)`) of a value the function was passed:
+// a parameter, or a name bound from one (`for k, v in kwargs.items()`).
+bool Builder::is_tensor_type_test(Node condition) const {
+  condition = unparen(condition);
+  if (!is(condition, s_.call) || params_.empty()) return false;
+  const std::string_view callee = callee_name(condition);
+  Node args = field(condition, s_.f_arguments);
+  if (null(args) || args.named_child_count() == 0) return false;
+  Node tested = args.named_child(0);
+  if (callee == "isinstance") {
+    if (args.named_child_count() != 2) return false;
+    const std::string_view type = text(args.named_child(1));
+    if (type != "torch.Tensor" && type != "Tensor") return false;
+  } else if (callee != "torch.is_tensor") {
+    return false;
+  }
+  if (!is(tested, s_.identifier)) return false;
+  const std::string_view name = text(tested);
+  if (params_.back().count(name)) return true;
+  return std::any_of(loop_stack_.begin(), loop_stack_.end(), [&](const LoopState& loop) {
+    return loop.function == function_ && loop.from_arguments.count(name);
+  });
+}
+
+// A value known never to be a tensor: a literal, a name last given one, a step counter, a
+// number read off a tensor (`.item()`, `float(...)`), a length, a clock reading, an optimizer's
+// learning rate
+// (`optimizer.param_groups[0]["lr"]`), and arithmetic of these.
+bool Builder::is_scalar_expr(Node n, int depth) const {
+  n = unparen(n);
+  if (null(n) || depth > kMaxExprDepth) return false;
+  if (is(n, s_.integer) || is(n, s_.float_) || is(n, s_.string) || is(n, s_.concatenated_string) ||
+      is(n, s_.true_) || is(n, s_.false_) || is(n, s_.none))
+    return true;
+  if (is(n, s_.identifier)) return scalar_names_.count(text(n)) || counter_names_.count(text(n));
+  if (is(n, s_.unary_operator)) return is_scalar_expr(field(n, s_.f_argument), depth + 1);
+  if (is(n, s_.binary_operator)) {
+    return is_scalar_expr(field(n, s_.f_left), depth + 1) &&
+           is_scalar_expr(field(n, s_.f_right), depth + 1);
+  }
+  if (is(n, s_.subscript)) {
+    for (Node v = n; is(v, s_.subscript) && depth < kMaxExprDepth; ++depth) {
+      v = field(v, s_.f_value);
+      if (is(v, s_.attribute) && text(field(v, s_.f_attribute)) == "param_groups") return true;
+    }
+    return false;
+  }
+  if (!is(n, s_.call)) return false;
+  const std::string_view callee = callee_name(n);
+  const std::string_view tail = last_component(callee);
+  if (callee.find('.') != std::string_view::npos && (tail == "item" || tail == "tolist"))
+    return true;
+  return callee == "float" || callee == "int" || callee == "len" || callee == "round" ||
+         callee == "str" || callee == "time.time" || callee == "time.perf_counter";
+}
+
+// Every argument of a call is known never to be a tensor (a call without any included).
+bool Builder::only_scalars(const Args& args) const {
+  if (args.list_splat || !args.dict_splats.empty()) return false;
+  for (Node a : args.positional) {
+    if (!is_scalar_expr(a)) return false;
+  }
+  for (const auto& [name, value] : args.keywords) {
+    if (!is_scalar_expr(value)) return false;
+  }
+  return true;
+}
+
+// `if isinstance(v, torch.Tensor): v = v.item()` in a helper syncs only when a caller passes it
+// a tensor. Where every call of the helper this run knows (this file's, and those of other
+// files' step loops) passes only values that are never tensors, its syncs under that branch
+// never happen, and are dropped. A helper no known call reaches keeps them.
+void Builder::drop_syncs_no_caller_reaches() {
+  if (type_tested_.empty()) return;
+  // The function a sync is in, where the sync is under a type test of that function.
+  const auto tested_function = [&](ScopeId scope) {
+    bool tested = false;
+    for (; scope != kNoScope; scope = m_.scopes[scope].parent) {
+      tested = tested ||
+               std::find(type_tested_.begin(), type_tested_.end(), scope) != type_tested_.end();
+      if (m_.scopes[scope].kind == ScopeKind::Function)
+        return tested ? m_.scopes[scope].index : int32_t{-1};
+    }
+    return int32_t{-1};
+  };
+  const auto only_scalars_reach = [&](int32_t function) {
+    bool called = false;
+    for (const Call& c : m_.calls) {
+      if (c.callee != function) continue;
+      if (!c.scalar_arguments) return false;
+      called = true;
+    }
+    for (const ExternalCaller& c : m_.external_callers) {
+      if (c.index != function) continue;
+      if (!c.scalar_arguments) return false;
+      called = true;
+    }
+    return called;
+  };
+  std::erase_if(m_.syncs, [&](const HostSync& sync) {
+    const int32_t function = tested_function(sync.scope);
+    return function >= 0 && only_scalars_reach(function);
+  });
 }
 
 }  // namespace gpulint::python

@@ -184,21 +184,22 @@ void Builder::finish() {
     std::string_view method;  // empty for none
     Span span;
     ScopeId scope;
+    bool scalar_arguments;
   };
   std::vector<MaybeImported> maybe_imported;
   // Calls of functions defined in this file, now that every definition is known.
   for (const PendingCall& call : pending_calls_) {
     if (const int32_t function = function_called(call.callee, call.klass); function >= 0) {
-      m_.calls.push_back({function, call.span, call.scope});
+      m_.calls.push_back({function, call.span, call.scope, call.scalar_arguments});
     } else if (call.loop_data && model_names_.count(call.callee)) {
       m_.events.push_back(
           {StepEventKind::ModelCall, call.span, call.scope, std::string(call.callee)});
     } else {
-      maybe_imported.push_back({call.callee, {}, call.span, call.scope});
+      maybe_imported.push_back({call.callee, {}, call.span, call.scope, call.scalar_arguments});
     }
   }
   for (const PendingCall& call : pending_dotted_calls_)
-    maybe_imported.push_back({call.callee, {}, call.span, call.scope});
+    maybe_imported.push_back({call.callee, {}, call.span, call.scope, call.scalar_arguments});
   for (const PendingMethodCall& call : pending_method_calls_) {
     // Calling an instance runs its forward (a Module) or its __call__ (any other object: a
     // loss scaler that runs backward and the optimizer step).
@@ -208,12 +209,15 @@ void Builder::finish() {
       if (it == function_by_name_.end() && instance)
         it = function_by_name_.find(call.klass + ".__call__");
       if (it != function_by_name_.end()) {
-        m_.calls.push_back({it->second, call.span, call.scope});
+        m_.calls.push_back({it->second, call.span, call.scope, call.scalar_arguments});
         continue;
       }
     }
-    maybe_imported.push_back({call.klass, call.method, call.span, call.scope});
-    if (instance) maybe_imported.push_back({call.klass, "__call__", call.span, call.scope});
+    maybe_imported.push_back(
+        {call.klass, call.method, call.span, call.scope, call.scalar_arguments});
+    if (instance)
+      maybe_imported.push_back(
+          {call.klass, "__call__", call.span, call.scope, call.scalar_arguments});
   }
   // Calls that reach a backward in another file (the engine found them in an earlier round).
   for (const MaybeImported& call : maybe_imported) {
@@ -258,6 +262,7 @@ void Builder::finish() {
   }
   std::sort(m_.syncs.begin(), m_.syncs.end(),
             [](const HostSync& a, const HostSync& b) { return a.span.begin < b.span.begin; });
+  drop_syncs_no_caller_reaches();
   for (const DeviceMove& move : m_.moves) {
     if (move.target != DeviceTarget::Cpu && model_names_.count(move.receiver)) {
       m_.moved_models.push_back(move.receiver);
@@ -318,8 +323,8 @@ void Builder::finish() {
     auto target = imported_target(call.callee);
     if (!target) continue;
     if (!call.method.empty()) target->second.append(".").append(call.method);
-    m_.imported_calls.push_back(
-        {std::move(target->first), std::move(target->second), call.span, call.scope});
+    m_.imported_calls.push_back({std::move(target->first), std::move(target->second), call.span,
+                                 call.scope, call.scalar_arguments});
   }
   // Branches and shapes are kept only where StepModel::unguarded_per_step holds; the
   // tensor-ness of the rest is not worked out.

@@ -221,6 +221,9 @@ void Builder::on_for(Node n, int depth) {
   std::vector<std::string_view> targets;
   target_names(left, targets);
   LoopState& state = loop_stack_.back();
+  if (!null(right) && !params_.empty() && params_.back().count(root_identifier(right))) {
+    for (std::string_view t : targets) state.from_arguments.add(t);
+  }
   // `for step in range(n)` / `for i, batch in enumerate(loader)`: the first target counts.
   const bool counted = !null(right) && !targets.empty() &&
                        (contains_text(right, "range(") || contains_text(right, "enumerate("));
@@ -384,6 +387,7 @@ void Builder::on_if(Node n, int depth) {
   Guard guard = null(condition) ? Guard::Data : classify_guard(condition);
   ScopeId branch = new_scope(ScopeKind::Branch);
   m_.scopes[branch].guard = guard;
+  if (!null(condition) && is_tensor_type_test(condition)) type_tested_.push_back(branch);
   bool cuda_branch = !null(condition) && is_cuda_condition(condition);
   cuda_branch_stack_.push_back(cuda_branch);
   with_scope(branch, field(n, s_.f_consequence), depth);

@@ -42,6 +42,7 @@ Symbols::Symbols(const TSLanguage* lang) {
   argument_list = sym("argument_list");
   string = sym("string");
   integer = sym("integer");
+  float_ = sym("float");
   true_ = sym("true");
   false_ = sym("false");
   none = sym("none");

@@ -56,6 +56,22 @@ Node Builder::receiver_of(Node call) const {
   return is(fn, s_.attribute) ? field(fn, s_.f_object) : Node{};
 }
 
+// The name a chain starts from: `kwargs` of `kwargs.items()`, `batch` of `batch["x"].shape`.
+std::string_view Builder::root_identifier(Node n) const {
+  for (int d = 0; d < kMaxExprDepth; ++d) {
+    n = unparen(n);
+    if (is(n, s_.identifier)) return text(n);
+    if (is(n, s_.call)) {
+      n = field(n, s_.f_function);
+    } else if (is(n, s_.attribute) || is(n, s_.subscript)) {
+      n = field(n, is(n, s_.attribute) ? s_.f_object : s_.f_value);
+    } else {
+      break;
+    }
+  }
+  return {};
+}
+
 std::string Builder::string_value(Node n) const {
   if (!is(n, s_.string)) return {};
   std::string_view t = text(n);

@@ -149,6 +149,11 @@ void Builder::on_assignment(Node n, int depth) {
     }
   }
   if (single) {
+    if (is_scalar_expr(value)) {
+      scalar_names_.add(name);
+    } else {
+      scalar_names_.remove(name);
+    }
     bool counter = false;
     if (is(value, s_.binary_operator) && counts_steps(value, counter) && counter) {
       counter_names_.add(name);
