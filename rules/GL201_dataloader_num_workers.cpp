@@ -10,6 +10,11 @@ class-level constants of a top-level class (`CFG.num_workers` after `class CFG: 
 0`) and `**dict(...)` options. Values gpulint cannot resolve (`num_workers=args.workers`, a
 class constant some function reassigns) stay silent.
 
+A loader whose dataset hands out tensors already on the GPU (its `__getitem__` returns
+`x.cuda()`) is reported without a fix: its items are made on the GPU in the training process,
+and worker processes would have to use CUDA after a fork, which fails. Move the `.cuda()` out of
+the dataset, into the step, first.
+
 ## Why is this bad
 With no workers, loading, decoding and augmentation run in the training process between
 steps. The GPU waits for every batch: utilisation becomes a saw-tooth.
@@ -49,6 +54,7 @@ void check(const RuleInput& in, Sink& sink) {
     } else {
       fix.reset();  // `make_data_loader(ds, 64)` needs options built around its batch size
     }
+    if (loader.dataset_on_device) fix.reset();
     sink.report({loader.call,
                  zero
                      ? "DataLoader with `num_workers=0` loads every batch in the training process"

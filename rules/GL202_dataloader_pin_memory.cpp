@@ -5,7 +5,10 @@ namespace {
 
 constexpr std::string_view kDocs = R"md(## What it does
 In a program that uses CUDA, flags a `DataLoader` feeding a training file's step loops with
-`pin_memory` absent or `False`. Values gpulint cannot resolve stay silent.
+`pin_memory` absent or `False`. Values gpulint cannot resolve stay silent, and so does a loader
+whose dataset hands out tensors already on the GPU (its `__getitem__` returns `x.cuda()`, or
+it was built from moved tensors): only host memory can be pinned, and `pin_memory=True` there
+raises an error.
 
 ## Why is this bad
 Batches in pageable host memory are staged through a driver bounce buffer: host-to-device
@@ -33,6 +36,7 @@ void check(const RuleInput& in, Sink& sink) {
     const Value& p = loader.pin_memory;
     bool off = p.known() && p.number == 0;
     if (!(p.absent() || off) || !in.model.loader_in_training_file(loader)) continue;
+    if (loader.dataset_on_device) continue;
     std::optional<Edit> edit =
         off ? Edit{p.span, "True"} : loader.arguments.append("pin_memory=True");
     std::optional<Fix> fix;

@@ -217,6 +217,10 @@ class Builder {
   NameMap<int32_t> loader_functions_;                     // def f(): return DataLoader
   NameMap<std::vector<int32_t>> tuple_loader_functions_;  // def f(): return train, val
   std::vector<std::pair<std::string, int32_t>> iterated_call_results_;  // (f, loop)
+  // Dataset classes of this file whose __getitem__ returns what it moved to a device, and the
+  // loaders built on an instance of a class: (loader, class name).
+  NameSet device_datasets_;
+  std::vector<std::pair<int32_t, std::string>> loader_datasets_;
 
   // ---- imports and calls to resolve once the file is known -----------------------------
   NameMap<size_t> import_by_local_;    // the last import binding each name: m_.imports index
@@ -422,6 +426,8 @@ class Builder {
   void hand_to_framework(Node arg);
   bool splat_values(Node splat, std::vector<std::pair<std::string, Node>>& out, int depth = 0);
   void on_loader(Node n, const Args& args);
+  void note_dataset_item(Node value);
+  void mark_device_datasets();
 };
 
 }  // namespace gpulint::python

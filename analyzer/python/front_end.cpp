@@ -263,6 +263,7 @@ void Builder::finish() {
   std::sort(m_.syncs.begin(), m_.syncs.end(),
             [](const HostSync& a, const HostSync& b) { return a.span.begin < b.span.begin; });
   drop_syncs_no_caller_reaches();
+  mark_device_datasets();
   for (const DeviceMove& move : m_.moves) {
     if (move.target != DeviceTarget::Cpu && model_names_.count(move.receiver)) {
       m_.moved_models.push_back(move.receiver);

@@ -163,9 +163,42 @@ void Builder::on_loader(Node n, const Args& args) {
   Node dataset = args.positional.empty() ? keyword(args, "dataset") : args.positional.front();
   if (!null(dataset)) {
     l.dataset_on_device = moves_to_device(dataset) || on_device_names_.count(dotted(dataset)) > 0;
+    // `DataLoader(TextDataset(...))`, or a name given such an instance: judged at the end,
+    // when every class's __getitem__ has been read.
+    std::string_view klass;
+    if (is(dataset, s_.call)) {
+      klass = last_component(callee_name(dataset));
+    } else if (auto it = call_results_.find(dotted_view(dataset)); it != call_results_.end()) {
+      klass = last_component(it->second);
+    }
+    if (!klass.empty())
+      loader_datasets_.emplace_back(static_cast<int32_t>(m_.loaders.size()), std::string(klass));
   }
   // The update below sits in `if use_cuda:` when the loader is built under that branch.
   m_.loaders.push_back(std::move(l));
+}
+
+// `return seq.cuda()` in a dataset's __getitem__: its items are on the device already, so its
+// loaders' batches are too (nothing to pin, and workers would need CUDA in forked processes).
+void Builder::note_dataset_item(Node value) {
+  if (class_name_.empty() || m_.functions[function_].name != "__getitem__") return;
+  bool moved = false;
+  const auto on_device = [&](Node v) {
+    v = unparen(v);
+    moved = moved || moves_to_device(v) || on_device_names_.count(dotted_view(v)) > 0;
+  };
+  if (is(value, s_.expression_list) || is(value, s_.tuple)) {
+    for_each_child(value, on_device);
+  } else {
+    on_device(value);
+  }
+  if (moved) device_datasets_.add(class_name_);
+}
+
+void Builder::mark_device_datasets() {
+  for (const auto& [loader, klass] : loader_datasets_) {
+    if (device_datasets_.count(klass)) m_.loaders[loader].dataset_on_device = true;
+  }
 }
 
 }  // namespace gpulint::python

@@ -453,6 +453,7 @@ void Builder::on_return(Node n, int depth) {
   if (function_ < 0) return;
   Node value = unparen(n.named_child(0));
   if (null(value)) return;
+  note_dataset_item(value);
   // A project helper returning an autocast context: `with mixed_precision():` is AMP.
   if (contains_text(value, "autocast")) autocast_names_.insert(m_.functions[function_].name);
   // `def dev(): return torch.device(f"cuda:{rank}")`: `x.to(dev())` moves x to a device.
