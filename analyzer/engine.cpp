@@ -295,10 +295,14 @@ std::vector<Diagnostic> lint_model(const SourceFile& file, const StepModel& mode
         std::find(rule_set.explicitly_selected.begin(), rule_set.explicitly_selected.end(),
                   rule->info.code) != rule_set.explicitly_selected.end();
     rule->check(RuleInput{model, options}, sink);
-    std::stable_sort(
-        sink.findings.begin(), sink.findings.end(),
-        [](const Finding& a, const Finding& b) { return a.span.begin < b.span.begin; });
+    // Findings in helpers are grouped from the first in the file (most rules have none).
     std::unordered_map<std::string, size_t> first_in_helper;  // helper key -> its diagnostic
+    if (std::any_of(sink.findings.begin(), sink.findings.end(),
+                    [](const Finding& f) { return !f.helper.empty(); })) {
+      std::stable_sort(
+          sink.findings.begin(), sink.findings.end(),
+          [](const Finding& a, const Finding& b) { return a.span.begin < b.span.begin; });
+    }
     for (Finding& f : sink.findings) {
       Location location = locate(file, f.span);
       if (suppressions.suppressed(rule->info.code, location.start.line)) continue;

@@ -380,6 +380,7 @@ class Builder {
   bool is_tensor_condition(Node n, int depth = 0) const;
   void note_condition(Node condition);
   void judge_parameter_conditions();
+  void note_precision_setting(Node pair);
   bool is_tensor_type_test(Node condition) const;
   bool is_scalar_expr(Node n, int depth = 0) const;
   bool only_scalars(const Args& args) const;

@@ -113,11 +113,13 @@ void Builder::on_call(Node n, int depth) {
   }
   const bool self_call =
       callee.starts_with("self.") && std::count(callee.begin(), callee.end(), '.') == 1;
+  // Whether the callee can receive a tensor from here (drop_syncs_no_caller_reaches).
+  const bool scalars = !callee.empty() && only_scalars(args);
   if (!callee.empty() && (callee.find('.') == std::string::npos || self_call)) {
     std::vector<std::string_view> read;
     const bool loop_data = has_loop_data(args, read);
     const std::string_view klass = self_call ? class_name_ : std::string_view{};
-    pending_calls_.push_back({callee, klass, span(n), scope_, loop_data, only_scalars(args)});
+    pending_calls_.push_back({callee, klass, span(n), scope_, loop_data, scalars});
     // Only calls of this file's functions matter (judge_parameter_conditions): defined above
     // the call, as helpers are, or methods (`self.clip(loss)`), which may come later.
     if (self_call || function_by_name_.count(callee)) {
@@ -127,13 +129,12 @@ void Builder::on_call(Node n, int depth) {
     }
     if (!loop_data && !loop_stack_.empty() && loop_stack_.back().function == function_)
       loop_stack_.back().carried_calls.emplace_back(pending_calls_.size() - 1, std::move(read));
-    note_instance_call(n, callee, only_scalars(args));
+    note_instance_call(n, callee, scalars);
   } else if (!callee.empty() && !callee.starts_with("self.")) {
-    pending_dotted_calls_.push_back({callee, {}, span(n), scope_, false, only_scalars(args)});
-    note_method_of_instance(n, callee, method, only_scalars(args));
+    pending_dotted_calls_.push_back({callee, {}, span(n), scope_, false, scalars});
+    note_method_of_instance(n, callee, method, scalars);
   } else if (!callee.empty()) {
-    // `self.mp_trainer.optimize(...)`
-    note_method_of_instance(n, callee, method, only_scalars(args));
+    note_method_of_instance(n, callee, method, scalars);  // `self.mp_trainer.optimize(...)`
   }
   if (!callee.empty()) note_flows(callee, args);
   if (!callee.empty()) note_model_inputs(n, callee, args);
@@ -412,6 +413,12 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
   const bool recv_copied =
       is_host_copy_call(recv) || (is(recv, s_.call) && method_of(recv) == "numpy");
   const bool recv_numpy = numpy_names_.count(receiver) || receiver.starts_with("np.");
+  // A loader's batch that was never moved is a host tensor: reading it waits for nothing.
+  const std::string_view root = root_identifier(recv);
+  const bool recv_host_batch =
+      !root.empty() && std::any_of(loop_stack_.begin(), loop_stack_.end(), [&](const LoopState& l) {
+        return l.function == function_ && l.cpu_batch.count(root);
+      });
 
   if (output) {
     OutputKind kind = is_console(receiver) ? OutputKind::Console
@@ -423,7 +430,9 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
     add_output(n, kind, callee.empty() ? method : callee);
   }
 
-  if (method == "item" && args.positional.empty() && !recv_copied && !recv_numpy) {
+  if (recv_host_batch && (method == "item" || method == "tolist" || method == "cpu")) {
+    // Nothing to wait for.
+  } else if (method == "item" && args.positional.empty() && !recv_copied && !recv_numpy) {
     add_sync(n, SyncKind::Item, ".item()");
   } else if (method == "tolist" && args.positional.empty() && !recv_copied && !recv_numpy) {
     add_sync(n, SyncKind::ToList, ".tolist()");

@@ -149,8 +149,7 @@ bool Builder::is_tensor_type_test(Node condition) const {
 
 // A value known never to be a tensor: a literal, a name last given one, a step counter, a
 // number read off a tensor (`.item()`, `float(...)`), a length, a clock reading, an optimizer's
-// learning rate
-// (`optimizer.param_groups[0]["lr"]`), and arithmetic of these.
+// learning rate (`optimizer.param_groups[0]["lr"]`), and arithmetic of these.
 bool Builder::is_scalar_expr(Node n, int depth) const {
   n = unparen(n);
   if (null(n) || depth > kMaxExprDepth) return false;
@@ -171,12 +170,17 @@ bool Builder::is_scalar_expr(Node n, int depth) const {
     return false;
   }
   if (!is(n, s_.call)) return false;
-  const std::string_view callee = callee_name(n);
-  const std::string_view tail = last_component(callee);
-  if (callee.find('.') != std::string_view::npos && (tail == "item" || tail == "tolist"))
-    return true;
-  return callee == "float" || callee == "int" || callee == "len" || callee == "round" ||
-         callee == "str" || callee == "time.time" || callee == "time.perf_counter";
+  // Read off the call's own nodes: this runs for every argument of every call.
+  Node function = field(n, s_.f_function);
+  if (is(function, s_.identifier)) {
+    const std::string_view name = text(function);
+    return name == "float" || name == "int" || name == "len" || name == "round" || name == "str";
+  }
+  if (!is(function, s_.attribute)) return false;
+  const std::string_view method = text(field(function, s_.f_attribute));
+  if (method == "item" || method == "tolist") return true;
+  return (method == "time" || method == "perf_counter") &&
+         text(field(function, s_.f_object)) == "time";
 }
 
 // Every argument of a call is known never to be a tensor (a call without any included).

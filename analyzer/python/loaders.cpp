@@ -201,4 +201,20 @@ void Builder::mark_device_datasets() {
   }
 }
 
+// A DeepSpeed configuration written in the file: `"fp16": {"enabled": args.fp16}` (or bf16, or
+// apex's "amp") runs the model in reduced precision unless `enabled` is literally False; a value
+// gpulint cannot resolve counts as on, as every unresolved precision setting does.
+void Builder::note_precision_setting(Node pair) {
+  Node key_node = field(pair, s_.f_key);
+  if (!is(key_node, s_.string) || text(key_node).size() > 8) return;  // "fp16" quoted
+  const std::string key = string_value(key_node);
+  if (key != "fp16" && key != "bf16" && key != "amp") return;
+  Node value = unparen(field(pair, s_.f_value));
+  if (!is(value, s_.dictionary)) return;
+  for_each_child(value, [&](Node entry) {
+    if (!is(entry, s_.pair) || string_value(field(entry, s_.f_key)) != "enabled") return;
+    if (!is(unparen(field(entry, s_.f_value)), s_.false_)) m_.file_level_amp = true;
+  });
+}
+
 }  // namespace gpulint::python
