@@ -126,7 +126,9 @@ bool is_metrics_method(std::string_view method) {
 }
 
 bool is_rank_name(std::string_view name) {
-  static constexpr std::array<std::string_view, 14> kNames = {"rank",
+  // `is_root_worker()`: the root rank, as MPI-style backends name it; `is_global_zero`:
+  // Lightning's trainer and Fabric.
+  static constexpr std::array<std::string_view, 18> kNames = {"rank",
                                                               "local_rank",
                                                               "global_rank",
                                                               "RANK",
@@ -139,7 +141,11 @@ bool is_rank_name(std::string_view name) {
                                                               "is_local_main_process",
                                                               "is_world_process_zero",
                                                               "get_rank",
-                                                              "is_rank_zero"};
+                                                              "is_rank_zero",
+                                                              "is_global_zero",
+                                                              "is_root",
+                                                              "is_root_worker",
+                                                              "is_root_process"};
   return in(kNames, last_component(name));
 }
 
