@@ -223,8 +223,9 @@ class Builder {
   std::vector<std::pair<int32_t, std::string>> loader_datasets_;
 
   // ---- imports and calls to resolve once the file is known -----------------------------
-  NameMap<size_t> import_by_local_;    // the last import binding each name: m_.imports index
-  NameMap<int32_t> function_by_name_;  // `f` or `Class.f`
+  NameMap<size_t> import_by_local_;        // the last import binding each name: m_.imports index
+  NameMap<int32_t> function_by_name_;      // `f` or `Class.f`
+  std::vector<std::string> star_modules_;  // `from utils import *`, in order
   std::vector<PendingCall> pending_calls_;
   std::vector<PendingCall> pending_dotted_calls_;  // `engine.step(...)`: maybe an imported module
   std::vector<PendingMethodCall> pending_method_calls_;

@@ -323,7 +323,16 @@ void Builder::finish() {
   for (const MaybeImported& call : maybe_imported) {
     if (!m_.step_context(call.scope).per_step()) continue;
     auto target = imported_target(call.callee);
-    if (!target) continue;
+    if (!target) {
+      // A plain name from no import of its own may come from a `from m import *`: offered to
+      // each such module, the engine links it where the name is defined.
+      if (call.callee.find('.') != std::string_view::npos) continue;
+      std::string symbol(call.callee);
+      if (!call.method.empty()) symbol.append(".").append(call.method);
+      for (const std::string& module : star_modules_)
+        m_.imported_calls.push_back({module, symbol, call.span, call.scope, call.scalar_arguments});
+      continue;
+    }
     if (!call.method.empty()) target->second.append(".").append(call.method);
     m_.imported_calls.push_back({std::move(target->first), std::move(target->second), call.span,
                                  call.scope, call.scalar_arguments});

@@ -15,6 +15,9 @@ void Builder::on_import(Node n) {
     module = null(m) ? "" : std::string(text(m));
   }
   for (Node name = n.first_child(); !name.null(); name = name.next_sibling()) {
+    // `from utils import *`: any name not defined here may be that module's.
+    if (!module.empty() && std::string_view(name.type()) == "wildcard_import")
+      star_modules_.push_back(module);
     if (name.field() != s_.f_name) continue;
     Node alias{};
     if (is(name, s_.aliased_import)) {
