@@ -64,7 +64,7 @@ Links links_of(const SourceFile& file, const StepModel& model) {
     for (Span span : context.via) caller.via.push_back(locate(file, span));
     caller.training = context.external    ? context.external->training
                       : context.loop >= 0 ? model.loops[context.loop].kind == LoopKind::Training
-                                          : true;
+                                          : context.training_hook;
     caller.interval_guarded = context.interval_guarded;
     caller.every_step = context.every_step;
     caller.regions = context.regions;

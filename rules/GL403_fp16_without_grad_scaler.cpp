@@ -42,7 +42,7 @@ for x, y in loader:
 // The region runs a training step: it sits in a training loop or hook, or wraps one.
 bool in_training(const StepModel& m, const Autocast& a) {
   StepContext context = m.step_context(a.scope);
-  if (context.hook) return true;
+  if (context.hook) return context.training_hook;
   if (context.external) return context.external->training;
   if (context.loop >= 0 && m.loops[context.loop].kind == LoopKind::Training) return true;
   return std::any_of(m.loops.begin(), m.loops.end(), [&](const Loop& loop) {

@@ -219,6 +219,7 @@ StepContext StepModel::context_of_function(int32_t function) const {
   StepContext best;
   if (functions[function].per_step_hook) {
     best.hook = true;
+    best.training_hook = !functions[function].evaluation_hook;
     best.every_step = true;
   } else {
     auto rank = [](const StepContext& c) {

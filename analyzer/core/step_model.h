@@ -70,6 +70,7 @@ struct Function {
   Span name_span;
   ScopeId scope = kNoScope;             // the function's own scope
   bool per_step_hook = false;           // Lightning training_step, HF Trainer compute_loss, ...
+  bool evaluation_hook = false;         // of those, one that runs no backward: validation_step
   std::vector<std::string> parameters;  // in order, `self` included
 };
 
@@ -425,8 +426,9 @@ struct ParseError {
 
 // Where a step loop reaches a scope, as rules need it.
 struct StepContext {
-  int32_t loop = -1;  // the innermost step loop; -1: not per-step
-  bool hook = false;  // reached through a per-step framework hook instead of a loop
+  int32_t loop = -1;           // the innermost step loop; -1: not per-step
+  bool hook = false;           // reached through a per-step framework hook instead of a loop
+  bool training_hook = false;  // that hook trains (training_step), not evaluates
   bool interval_guarded = false;
   bool every_step = false;        // under no branch but rank branches
   uint8_t regions = kRegionNone;  // regions between the scope and the step loop

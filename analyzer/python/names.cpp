@@ -192,4 +192,10 @@ bool is_hf_trainer_hook(std::string_view method) {
   return method == "training_step" || method == "compute_loss" || method == "prediction_step";
 }
 
+bool is_evaluation_hook(std::string_view method) {
+  static constexpr std::array<std::string_view, 5> kHooks = {
+      "validation_step", "test_step", "predict_step", "on_validation_batch_end", "prediction_step"};
+  return in(kHooks, method);
+}
+
 }  // namespace gpulint::python

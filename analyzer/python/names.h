@@ -24,6 +24,8 @@ bool looks_like_device(std::string_view name);         // device, dev, args.devi
 bool is_module_container_iter(std::string_view text);  // self.layers, model.modules(), ...
 bool is_lightning_hook(std::string_view method);
 bool is_hf_trainer_hook(std::string_view method);
+// Of the per-step hooks, those that evaluate (no backward runs in them).
+bool is_evaluation_hook(std::string_view method);
 
 // The last component of a dotted name: `torch.nn.Linear` -> `Linear`.
 std::string_view last_component(std::string_view dotted);

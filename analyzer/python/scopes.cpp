@@ -83,6 +83,7 @@ void Builder::on_function(Node n, int depth, uint8_t regions) {
     bool hf_trainer = !lightning && class_bases_.find("Trainer") != std::string::npos;
     f.per_step_hook =
         (lightning && is_lightning_hook(f.name)) || (hf_trainer && is_hf_trainer_hook(f.name));
+    f.evaluation_hook = f.per_step_hook && is_evaluation_hook(f.name);
   }
   const int32_t index = static_cast<int32_t>(m_.functions.size());
   ScopeId scope = new_scope(ScopeKind::Function, index);
