@@ -6,7 +6,10 @@ namespace {
 constexpr std::string_view kDocs = R"md(## What it does
 Flags `.item()`, `.tolist()` and `float(t)` / `int(t)` / `bool(t)` of a tensor inside a training or
 evaluation step loop (or a helper it calls every step), unless an interval guard such as
-`if step % log_every == 0` limits it to some steps.
+`if step % log_every == 0` limits it to some steps. What is known not to be on the GPU is
+silent: a loader's batch that was never moved, and in a helper, a read under
+`if isinstance(v, torch.Tensor):` when every known call passes numbers (`.item()` results,
+counters, the learning rate, literals). A helper's several reads are one finding, at the first.
 
 ## Why is this bad
 Reading a CUDA tensor's value on the host waits for every kernel queued before it. The CPU

@@ -7,7 +7,9 @@ constexpr std::string_view kDocs = R"md(## What it does
 Flags console, logging, progress-bar and metrics-writer calls (`print`, `sys.stdout.write`,
 `logging.*`, `logger.*`, `tqdm.write`, `pbar.set_postfix`, `writer.add_scalar`, `wandb.log`, `run.log` of a
 `wandb.init()` run) that run on every step of a step loop: not under any branch except a
-process-rank check.
+process-rank check (`rank == 0`, `is_main_process`, `is_global_zero`, `is_root_worker()`...).
+A logging helper the loop calls is one finding, at its first write, with its other writes as
+related locations.
 
 ## Why is this bad
 Console and logging I/O every step costs host time the GPU spends waiting, and every tensor

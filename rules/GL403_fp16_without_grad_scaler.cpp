@@ -7,8 +7,9 @@ namespace {
 
 constexpr std::string_view kDocs = R"md(## What it does
 Flags a CUDA autocast region in float16 (`dtype=torch.float16`, or no `dtype`: CUDA autocast
-defaults to float16) that runs in training — inside a training step loop or a per-step hook,
-or around a training loop — in a file that never constructs a `GradScaler` and never scales a
+defaults to float16) that runs in training — inside a training step loop or a per-step training
+hook (not `validation_step`, `test_step` or `predict_step`, which run no backward), or around a
+training loop — in a file that never constructs a `GradScaler` and never scales a
 loss with one (`scaler.scale(loss)` on a scaler passed in from another module counts). Frameworks that
 scale the loss themselves (Lightning, accelerate, the Hugging Face `Trainer`) stay silent.
 

@@ -9,6 +9,8 @@ constexpr std::string_view kDocs = R"md(## What it does
 Flags an evaluation step loop (the model is called on each batch, no backward or optimizer step
 is reached) that runs with autograd on: no `torch.no_grad()` / `torch.inference_mode()` block
 around it or around the model calls, and no `@torch.no_grad()` on its function or a caller.
+Loops inside a module's `forward`, or in a method that `forward` calls on its own class (a
+rollout that builds the loss), are part of the forward pass and never step loops.
 Reported at the loop header. In Python its fix (unsafe) wraps the loop in
 `with torch.no_grad():` and indents the loop's lines, not those of a string that runs over
 several; unsafe because an evaluation that wants gradients (input attributions, an adversarial

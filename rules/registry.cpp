@@ -45,12 +45,12 @@ extern const Rule GL509;
 std::span<const Rule* const> all_rules() {
   static const std::vector<const Rule*> kRules = [] {
     std::vector<const Rule*> rules = {
-        &rules::GL000, &rules::GL001, &rules::GL002, &rules::GL101, &rules::GL102, &rules::GL103, &rules::GL104,
-        &rules::GL105, &rules::GL106, &rules::GL107, &rules::GL201, &rules::GL202, &rules::GL203,
-        &rules::GL204, &rules::GL205, &rules::GL206, &rules::GL301, &rules::GL302, &rules::GL303,
-        &rules::GL304, &rules::GL401, &rules::GL402, &rules::GL403, &rules::GL404, &rules::GL405,
-        &rules::GL501, &rules::GL502, &rules::GL503, &rules::GL504, &rules::GL505, &rules::GL506,
-        &rules::GL507, &rules::GL508, &rules::GL509,
+        &rules::GL000, &rules::GL001, &rules::GL002, &rules::GL101, &rules::GL102, &rules::GL103,
+        &rules::GL104, &rules::GL105, &rules::GL106, &rules::GL107, &rules::GL201, &rules::GL202,
+        &rules::GL203, &rules::GL204, &rules::GL205, &rules::GL206, &rules::GL301, &rules::GL302,
+        &rules::GL303, &rules::GL304, &rules::GL401, &rules::GL402, &rules::GL403, &rules::GL404,
+        &rules::GL405, &rules::GL501, &rules::GL502, &rules::GL503, &rules::GL504, &rules::GL505,
+        &rules::GL506, &rules::GL507, &rules::GL508, &rules::GL509,
     };
     std::sort(rules.begin(), rules.end(),
               [](const Rule* a, const Rule* b) { return a->info.code < b->info.code; });

@@ -44,6 +44,13 @@ int32_t StepModel::nearest_loop(ScopeId scope, int32_t* function) const {
   return -1;
 }
 
+int32_t StepModel::function_of(ScopeId scope) const {
+  for (ScopeId s = scope; s != kNoScope; s = scopes[s].parent) {
+    if (scopes[s].kind == ScopeKind::Function) return scopes[s].index;
+  }
+  return -1;
+}
+
 bool StepModel::is_step(int32_t loop) const {
   LoopKind kind = loops[loop].kind;
   return kind == LoopKind::Training || kind == LoopKind::Evaluation;
@@ -128,14 +135,7 @@ void StepModel::classify() {
   for (bool changed = true; changed;) {
     changed = false;
     for (const Call& call : calls) {
-      int32_t fn;
-      nearest_loop(call.scope, &fn);
-      for (ScopeId s = call.scope; s != kNoScope; s = scopes[s].parent) {
-        if (scopes[s].kind == ScopeKind::Function) {
-          fn = scopes[s].index;
-          break;
-        }
-      }
+      const int32_t fn = function_of(call.scope);
       if (fn >= 0 && function_facts_[call.callee].has_step_loop &&
           !function_facts_[fn].has_step_loop) {
         function_facts_[fn].has_step_loop = changed = true;

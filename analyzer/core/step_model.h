@@ -523,6 +523,8 @@ class StepModel {
   std::vector<const StepEvent*> events_in(int32_t loop, StepEventKind kind) const;
   // Regions around a scope all the way out, through any call site of enclosing functions.
   uint8_t enclosing_regions(ScopeId scope) const;
+  // The function a scope is in (its own, or the nearest enclosing one); -1 at module level.
+  int32_t function_of(ScopeId scope) const;
 
  private:
   struct FunctionFacts {

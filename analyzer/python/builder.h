@@ -291,6 +291,7 @@ class Builder {
   std::string_view method_of(Node call) const;
   Node receiver_of(Node call) const;
   std::string_view root_identifier(Node n) const;
+  bool holds_host_batch(Node n) const;
   std::string string_value(Node n) const;
   Node unparen(Node n) const;
   ArgumentList argument_list(Node call) const;

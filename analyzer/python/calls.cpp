@@ -413,12 +413,8 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
   const bool recv_copied =
       is_host_copy_call(recv) || (is(recv, s_.call) && method_of(recv) == "numpy");
   const bool recv_numpy = numpy_names_.count(receiver) || receiver.starts_with("np.");
-  // A loader's batch that was never moved is a host tensor: reading it waits for nothing.
-  const std::string_view root = root_identifier(recv);
-  const bool recv_host_batch =
-      !root.empty() && std::any_of(loop_stack_.begin(), loop_stack_.end(), [&](const LoopState& l) {
-        return l.function == function_ && l.cpu_batch.count(root);
-      });
+  // Reading a host tensor waits for nothing.
+  const bool recv_host_batch = holds_host_batch(recv);
 
   if (output) {
     OutputKind kind = is_console(receiver) ? OutputKind::Console

@@ -152,17 +152,10 @@ void Builder::note_forward_helpers() {
     class_of[index] = std::string_view(key).substr(0, dot);
     if (std::string_view(key).substr(dot + 1) == "forward") in_forward[index] = true;
   }
-  // The function a scope is in: its own, or the nearest enclosing one.
-  const auto function_at = [&](ScopeId scope) {
-    for (; scope != kNoScope; scope = m_.scopes[scope].parent) {
-      if (m_.scopes[scope].kind == ScopeKind::Function) return m_.scopes[scope].index;
-    }
-    return int32_t{-1};
-  };
   for (bool grew = true; grew;) {
     grew = false;
     for (const Call& call : m_.calls) {
-      const int32_t caller = function_at(call.scope);
+      const int32_t caller = m_.function_of(call.scope);
       if (caller < 0 || !in_forward[caller] || in_forward[call.callee]) continue;
       if (class_of[call.callee].empty() || class_of[call.callee] != class_of[caller]) continue;
       in_forward[call.callee] = grew = true;
@@ -170,9 +163,9 @@ void Builder::note_forward_helpers() {
   }
   // A loop in such a method, or in a function defined inside one.
   for (Loop& loop : m_.loops) {
-    for (ScopeId s = loop.scope; s != kNoScope && !loop.never_step; s = m_.scopes[s].parent) {
-      if (m_.scopes[s].kind == ScopeKind::Function)
-        loop.never_step = in_forward[m_.scopes[s].index];
+    for (int32_t f = m_.function_of(loop.scope); f >= 0 && !loop.never_step;
+         f = m_.function_of(m_.scopes[m_.functions[f].scope].parent)) {
+      loop.never_step = in_forward[f];
     }
   }
 }

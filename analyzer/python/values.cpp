@@ -53,6 +53,15 @@ bool Builder::is_tensor_expr(Node n, int depth) const {
   return false;
 }
 
+// A loader's batch that was never moved, or a part of one (`ids[order]`): a host tensor.
+bool Builder::holds_host_batch(Node n) const {
+  const std::string_view root = root_identifier(n);
+  return !root.empty() &&
+         std::any_of(loop_stack_.begin(), loop_stack_.end(), [&](const LoopState& l) {
+           return l.function == function_ && l.cpu_batch.count(root);
+         });
+}
+
 // `device = cuda` in one branch and `device = cpu` in the other: the name may be either, and
 // a copy to it is not known to be a host copy.
 void Builder::bind_device(std::string_view name, DeviceTarget target) {
