@@ -137,7 +137,8 @@ std::vector<RankRecord> read_records(const fs::path& records) {
       if (const std::optional<profile::Trace> trace = profile::read_trace(*trace_text, &error)) {
         const std::vector<profile::HostSample> samples =
             profile::placed_samples(rank.window, *trace);
-        rank.attribution = profile::attribute(*trace, rank.window.unprofiled_step_us, samples);
+        rank.attribution = profile::attribute(*trace, rank.window.unprofiled_step_us, samples,
+                                              rank.window.unprofiled_lines);
         rank.timeline = profile::timeline(*trace, kPlottedSteps, samples);
       } else {
         rank.problem = fmt::format("{}: {}", trace_path.string(), error);

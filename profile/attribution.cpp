@@ -97,7 +97,8 @@ double total_length(const std::vector<Interval>& spans) {
 }  // namespace
 
 Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_us,
-                      std::vector<HostSample> samples) {
+                      std::vector<HostSample> samples,
+                      const std::vector<LineTime>& unprofiled_lines) {
   std::stable_sort(samples.begin(), samples.end(), by_time);
   std::map<SourceLine, int> host_counts;
   double unmarked_idle_us = 0;
@@ -218,7 +219,15 @@ Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_
     if (line.kind == HostWait::Kind::Sync) group.lines.push_back(where);
   }
   if (!group.lines.empty()) {
-    group.step_without_us = std::max(host_rest_us - overhead, b.gpu_work_us());
+    double host_without_us = host_rest_us - overhead;
+    if (unprofiled_step_us && !unprofiled_lines.empty()) {
+      double sampled_us = *unprofiled_step_us;
+      for (const LineTime& at : unprofiled_lines) {
+        if (std::ranges::binary_search(group.lines, at.where)) sampled_us -= at.us_per_step;
+      }
+      host_without_us = std::min(host_without_us, sampled_us);
+    }
+    group.step_without_us = std::max(host_without_us, b.gpu_work_us());
     group.saving_us_per_step = std::max(0.0, b.unprofiled_step_us - group.step_without_us);
     out.syncs = group;
   }

@@ -17,12 +17,18 @@
 //
 // The profiler slows the host (it records every operator); the GPU's work it leaves alone. Its
 // overhead is the profiled step against the warm-up's, timed without the profiler, and savings
-// are against the latter. The host's work is the profiled step's less that overhead; and as
-// the overhead lengthens the step only where the GPU idles (elsewhere the host is ahead), the
-// host's times while the GPU idles (a wait for a batch, a line's own time) shrink in
-// proportion: the idle time less the overhead, over the idle time. Measured on an H100
-// (README, "Profile"): a data wait predicted within a few percent where unscaled it was 71%
-// over.
+// are against the latter. As the overhead lengthens the step only where the GPU idles
+// (elsewhere the host is ahead), the host's times while the GPU idles (a wait for a batch, a
+// line's own time) shrink in proportion: the idle time less the overhead, over the idle time.
+// Measured on an H100 (README, "Profile"): a data wait predicted within a few percent where
+// unscaled it was 71% over. The host's work outside the synchronising lines is read two ways,
+// and each overstates it where the other does not, so the smaller is taken: the profiled
+// step's host work less the overhead, which overstates it where the GPU is the slower side (the
+// profiler's overhead then hides in the waits, which it shortens, and the step lengthens by
+// less than the overhead: on an H100 a loop's host work read 21 ms that way, about 11 ms in
+// truth); and the warm-up's step less the time sampled at those lines there, both without the
+// profiler, which overstates it where the waits are shorter than the sampling interval (they
+// go unseen).
 
 #include <optional>
 #include <vector>
@@ -95,9 +101,10 @@ struct Attribution {
   int host_samples = 0;              // samples taken while the host worked and the GPU idled
 };
 
-// `samples` on the trace's clock (placed_samples).
+// `samples` on the trace's clock (placed_samples); `unprofiled_lines` the warm-up's.
 Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_us = {},
-                      std::vector<HostSample> samples = {});
+                      std::vector<HostSample> samples = {},
+                      const std::vector<LineTime>& unprofiled_lines = {});
 
 // What the GPU was doing at each moment of a step, and while it was idle, why: the host
 // waiting for a batch, in one of the synchronising lines, or at its other work.

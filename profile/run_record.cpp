@@ -140,6 +140,13 @@ std::optional<Window> read_window(std::string_view text, std::string* error) {
   if (const double step = number_field(*json, "unprofiled_step_us"); step > 0) {
     window.unprofiled_step_us = step;
   }
+  for (const Json& at : json->value("unprofiled_lines", Json::array())) {
+    if (at.is_array() && at.size() == 3 && at[0].is_string() && at[1].is_number_integer() &&
+        at[2].is_number()) {
+      window.unprofiled_lines.push_back(
+          {{at[0].get<std::string>(), at[1].get<int>()}, at[2].get<double>()});
+    }
+  }
   window.torch = text_field(*json, "torch");
   window.error = text_field(*json, "error");
   window.cuda = json->value("cuda", false);

@@ -38,6 +38,13 @@ struct HostSample {
   SourceLine where;
 };
 
+// The host's time a step at one user line over the warm-up's timed steps, without the
+// profiler: the samples there, each standing for the time since the one before.
+struct LineTime {
+  SourceLine where;
+  double us_per_step = 0;
+};
+
 struct Window {
   int rank = 0;
   int warmup = 0;
@@ -45,6 +52,7 @@ struct Window {
   std::string step_source;  // what ended a step: "optimizer", "backward" or "batch"
   // The warm-up's step on the host without the profiler (the median of its last half).
   std::optional<double> unprofiled_step_us;
+  std::vector<LineTime> unprofiled_lines;
   std::vector<SyncSite> syncs;
   std::vector<double> mark_us;  // the host's clock as each step mark began
   std::vector<HostSample> samples;

@@ -9,8 +9,10 @@
 # marks the trace itself: each synchronising call, each wait for a batch and each print gets an
 # annotation naming the user's line ("gpulint/sync FILE:LINE", "gpulint/data FILE:LINE",
 # "gpulint/print FILE:LINE"). The host's other work has no mark: a thread samples the stepping
-# thread's line through the window. Nothing here may break the user's program: every failure is
-# written down and the program goes on.
+# thread's line from the first step to the window's end. The warm-up's samples say how long the
+# host spent at each line without the profiler; the window's, where the host was while the GPU
+# idled. Nothing here may break the user's program: every failure is written down and the
+# program goes on.
 #
 # Settings, from gpulint, in the environment:
 #   GPULINT_PROFILE_DIR     where to write trace-rankN.json and window-rankN.json
@@ -32,6 +34,9 @@ _SYNC_WARNING = "synchronizing CUDA operation"
 # running Python hands over every switch interval (5 ms by default): busy Python is sampled at
 # that rate, a thread blocked in C with the GIL released at this one.
 _SAMPLE_S = 0.001
+# A sample stands for the time since the one before, up to this: a sample that waited for the
+# GIL saw only where the thread that held it let it go.
+_SAMPLE_WEIGHT_S = 1.5 * _SAMPLE_S
 
 
 def _chain_to_the_next_sitecustomize():
@@ -69,6 +74,7 @@ class _Window:
         self.source = None
         self.boundaries = 0
         self.unprofiled_step_us = None
+        self.unprofiled_lines = []  # (file, line, host us a step there), the warm-up's
         self.optimizer = None
         self.profiler = None
         self.mark = None
@@ -80,7 +86,7 @@ class _Window:
         self.error = None
         self.done = False
         self.mark_times = []  # the host's clock at each step mark, to place the samples
-        self.samples = []  # (the host's clock, the stepping thread's user line)
+        self.samples = []  # (the host's clock, the time it stands for, the user line)
         self.sampler = None
         self.sampling = False
 
@@ -123,6 +129,8 @@ class _Window:
         if self.done:
             return
         try:
+            if self.sampler is None:
+                self.start_sampler()
             count = self.counts[source] = self.counts[source] + 1
             if self.source is None:
                 if count <= self.warmup + 1:
@@ -169,13 +177,25 @@ class _Window:
         return max(self.warmup, 1)
 
     # The median of the last half of the warm-up's steps before the profiler started, timed on
-    # the host: what the profiler's own overhead is measured against.
+    # the host: what the profiler's own overhead is measured against. Over the same steps, the
+    # host's time at each line, from the samples: what a line holds the host without the
+    # profiler, whose overhead lengthens the host's work and shortens its waits for the GPU.
     def time_warmup(self):
         times = self.times[self.source][: self.lead()]
         steps = [b - a for a, b in zip(times, times[1:])]
-        last = sorted(steps[len(steps) // 2:])
+        half = len(steps) // 2
+        last = sorted(steps[half:])
         if last:
             self.unprofiled_step_us = last[len(last) // 2] * 1e6
+            start, end = times[half], times[-1]
+            at = {}
+            for t, weight, site in self.samples:
+                if start < t <= end:
+                    at[site[:2]] = at.get(site[:2], 0.0) + weight
+            self.unprofiled_lines = [
+                [f, n, round(w * 1e6 / len(last), 1)] for (f, n), w in sorted(at.items())
+            ]
+        self.samples = []
 
     def start_profiler(self):
         torch = self.torch
@@ -206,7 +226,7 @@ class _Window:
             self.shown = warnings.showwarning
             warnings.showwarning = self.on_warning
             torch.cuda.set_sync_debug_mode(1)
-        self.start_sampler()
+        self.samples = []
 
     def start_sampler(self):
         import threading
@@ -219,12 +239,15 @@ class _Window:
         def sample():
             frames = sys._current_frames
             try:
+                before = time.perf_counter()
                 while self.sampling:
                     time.sleep(_SAMPLE_S)
                     frame = frames().get(stepping)
                     site = self.user_site(frame) if frame is not None else ("", 0, "")
+                    now = time.perf_counter()
                     if site[0]:
-                        self.samples.append((time.perf_counter(), site))
+                        self.samples.append((now, min(now - before, _SAMPLE_WEIGHT_S), site))
+                    before = now
             except Exception:
                 self.sampling = False
 
@@ -350,7 +373,8 @@ class _Window:
         ]
         sites = {}
         samples = [
-            [round(t * 1e6, 1), sites.setdefault(site[:2], len(sites))] for t, site in self.samples
+            [round(t * 1e6, 1), sites.setdefault(site[:2], len(sites))]
+            for t, _, site in self.samples
         ]
         window = {
             "rank": self.rank,
@@ -358,6 +382,7 @@ class _Window:
             "steps": max(0, min(self.boundaries - self.warmup - 1, self.steps)),
             "step_source": self.source,
             "unprofiled_step_us": self.unprofiled_step_us,
+            "unprofiled_lines": self.unprofiled_lines,
             "torch": getattr(self.torch, "__version__", ""),
             "cuda": bool(self.torch.cuda.is_available()),
             "syncs": syncs,

@@ -95,6 +95,41 @@ TEST(ProfileAttribution, SavingsAreAgainstTheStepWithoutTheProfiler) {
   EXPECT_DOUBLE_EQ(a.lines[0].saving_us_per_step, 0);
 }
 
+// A step bound by its GPU (800 us of work), 1300 us under the profiler and 1100 us without
+// it. Under the profiler the host launches for 700 us, waits at line 41 for 100 us, then works
+// 500 us: its work outside the line reads 1200 us, less the 200 us the step lengthened, 1000.
+// Without the profiler its launches took 300 us and the wait 500, which the profiler's
+// overhead had shortened: the warm-up's samples say so, and the host's work is 600 us.
+TEST(ProfileAttribution, TheHostsWorkWithoutTheProfilerComesFromTheWarmUpsSamples) {
+  Trace t;
+  t.steps.push_back({0, 1300});
+  t.gpu.push_back({0, 800});
+  t.waits.push_back(sync_at(41, 700, 800));
+  const Attribution unsampled = attribute(t, 1100.0);
+  ASSERT_TRUE(unsampled.syncs);
+  EXPECT_DOUBLE_EQ(unsampled.syncs->step_without_us, 1000);
+  const std::vector<LineTime> warmup = {{{"/w/train.py", 41}, 500}, {{"/w/train.py", 60}, 250}};
+  const Attribution a = attribute(t, 1100.0, {}, warmup);
+  ASSERT_TRUE(a.syncs);
+  EXPECT_DOUBLE_EQ(a.syncs->step_without_us, 800);  // the GPU's work, now the longer
+  EXPECT_DOUBLE_EQ(a.syncs->saving_us_per_step, 300);
+  EXPECT_DOUBLE_EQ(a.lines[0].saving_us_per_step, 300);  // the only line: the group's saving
+}
+
+// A wait shorter than the sampling interval goes unseen in the warm-up: there the profiled
+// step's reading of the host's work, the smaller, stands.
+TEST(ProfileAttribution, AWaitTheWarmUpsSamplesMissedLeavesTheProfiledReading) {
+  Trace t;
+  t.steps.push_back({0, 1000});
+  t.gpu.push_back({0, 200});
+  t.waits.push_back(sync_at(41, 200, 260));
+  const std::vector<LineTime> warmup = {{{"/w/train.py", 60}, 700}};  // not at line 41
+  const Attribution a = attribute(t, 1000.0, {}, warmup);
+  ASSERT_TRUE(a.syncs);
+  EXPECT_DOUBLE_EQ(a.syncs->step_without_us, 940);
+  EXPECT_DOUBLE_EQ(a.syncs->saving_us_per_step, 60);
+}
+
 // While the host waits, the GPU runs what it had queued: the gaps between those operations are
 // its own, and the step cannot fall below its busy time plus such a gap before each operation.
 TEST(ProfileAttribution, TheGpusWorkIncludesItsGapsBetweenQueuedOperations) {

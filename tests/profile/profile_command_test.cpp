@@ -228,6 +228,27 @@ TEST_F(ProfileCommand, TheProfilerStartsAStepAheadOfTheWindow) {
   EXPECT_EQ(trace->steps.size(), 3u);
 }
 
+// The warm-up's steps are sampled too, without the profiler: the record says how long the host
+// spent at each line there (the stub sleeps 20 ms a step at its line 12).
+TEST_F(ProfileCommand, TheWarmUpsHostTimeIsSampledByLine) {
+  if (!python_present()) GTEST_SKIP() << "python3 is not installed";
+  const fs::path kept = dir_ / "kept";
+  ASSERT_EQ(profile_stub({"--keep", kept.string()}, {"8", "20"}).code, 0);
+  std::ifstream in(kept / "window-rank0.json");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string error;
+  const std::optional<profile::Window> window = profile::read_window(text, &error);
+  ASSERT_TRUE(window) << error;
+  double at_sleep = 0;
+  for (const profile::LineTime& at : window->unprofiled_lines) {
+    if (at.where.line == 12) at_sleep = at.us_per_step;
+  }
+  // Scheduling can stretch a sleep, not shorten it; a sample lost to a busy machine costs 1 ms.
+  EXPECT_GT(at_sleep, 15000) << text;
+  ASSERT_TRUE(window->unprofiled_step_us);
+  EXPECT_LE(at_sleep, *window->unprofiled_step_us * 1.05) << text;
+}
+
 // torchrun's launcher imports torch too, takes no step, and has no RANK: it must not write over
 // rank 0's record when it exits after its workers (seen on the H200).
 TEST_F(ProfileCommand, ALauncherThatImportsTorchLeavesRankZerosRecord) {

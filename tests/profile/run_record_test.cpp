@@ -132,9 +132,13 @@ TEST(ProfileRecords, PlacesTheHostSamplesOnTheTracesClock) {
   const std::optional<Window> window = read_window(
       R"({"rank": 0, "steps": 3, "syncs": [], "mark_us": [100, 200, 300],
           "sample_sites": [["/w/train.py", 40], ["/w/data.py", 7], 5],
-          "samples": [[150, 0], [250, 1], [260, 2], [270, 9], [280, -1], "x"]})",
+          "samples": [[150, 0], [250, 1], [260, 2], [270, 9], [280, -1], "x"],
+          "unprofiled_lines": [["/w/train.py", 41, 512.5], ["/w/train.py", "x", 1], 7]})",
       &error);
   ASSERT_TRUE(window) << error;
+  ASSERT_EQ(window->unprofiled_lines.size(), 1u);
+  EXPECT_EQ(window->unprofiled_lines[0].where, (SourceLine{"/w/train.py", 41}));
+  EXPECT_DOUBLE_EQ(window->unprofiled_lines[0].us_per_step, 512.5);
   ASSERT_EQ(window->samples.size(), 2u);  // the rest name no valid site
   EXPECT_EQ(window->samples[1].where, (SourceLine{"/w/data.py", 7}));
   Trace trace;
