@@ -342,7 +342,7 @@ class _Window:
                 self.stop = False
                 self.end()
             else:
-                self.done = True
+                self.detach()  # the sampler too, before its samples are written
                 self.write()
         except Exception as e:
             self.fail(e)
