@@ -9,6 +9,11 @@ constexpr std::string_view kDocs = R"md(## What it does
 Flags a loader batch that reaches the model (or the loss) inside a step loop without `.to(...)`
 or `.cuda()` on the way, in a program that moves its model to a GPU.
 
+Where the loop moves some parts of a batch by hand and passes another part to the model as it
+came, that part is taken for what multimodal and sequence code passes that way (captions and
+questions as strings the model tokenizes, ids, lengths): it is reported only when the loop
+moves it elsewhere too, which shows it is a tensor, or when it reaches the loss.
+
 ## Why is this bad
 Either the step fails with a device-mismatch error, or, when the model is on the CPU after
 all, the whole step silently runs on the CPU.
@@ -42,6 +47,7 @@ void check(const RuleInput& in, Sink& sink) {
     const Loop& loop = m.loops[input.loop];
     if (loop.kind != LoopKind::Training && loop.kind != LoopKind::Evaluation) continue;
     if (prepared_elsewhere(m, loop)) continue;
+    if (input.others_moved && !input.into_loss) continue;
     sink.report({input.span,
                  "`" + input.name + "` comes from the loader on the CPU and reaches `" +
                      input.model + "` without `.to(device)`",

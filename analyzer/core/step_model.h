@@ -287,6 +287,9 @@ struct UnmovedInput {
   int32_t loop = -1;
   std::string name;
   std::string model;
+  bool into_loss = false;        // the callee is a loss, not the model
+  bool others_moved = false;     // the loop moves other parts of the same batch by hand
+  bool moved_elsewhere = false;  // the loop moves this part elsewhere: a tensor, then
 };
 
 // A notable API use a rule judges on its own: one fact type, many kinds, so front ends of

@@ -68,6 +68,7 @@ struct LoopState {
   int32_t function = -1;
   NameSet bound;           // names bound in the loop body so far
   NameSet cpu_batch;       // names holding loader batches not yet moved
+  NameSet moved_batch;     // parts of the batch moved so far (`x.to(device)`): tensors
   NameSet from_arguments;  // bound from what the function was passed (`for k, v in kwargs.items()`)
   // Calls whose arguments may be bound later in the body, as loop-carried values
   // (`out, h = decoder(x, h)` ... `x = out.argmax()`): (index into pending_calls_, names read).

@@ -351,6 +351,9 @@ void Builder::note_model_inputs(Node call, std::string_view callee, const Args& 
     input.loop = state.loop;
     input.name = std::string(text(arg));
     input.model = callee;
+    const std::string_view root = root_identifier(arg);
+    input.moved_elsewhere = !root.empty() && state.moved_batch.count(root) > 0;
+    input.others_moved = !state.moved_batch.empty() && !input.moved_elsewhere;
     pending_inputs_.push_back({std::string(callee), std::move(input)});
   };
   for (Node p : args.positional) check(p);
@@ -557,6 +560,8 @@ void Builder::on_device_move(Node n, Node recv, const std::string& receiver, Dev
   if (!loop_stack_.empty() && loop_stack_.back().function == function_ &&
       reads_cpu_batch(recv, loop_stack_.back())) {
     m_.batch_moves.push_back({span(n), scope_, loop_stack_.back().loop, non_blocking});
+    const std::string_view root = root_identifier(recv);
+    if (!root.empty()) loop_stack_.back().moved_batch.add(root);
   }
   if (!receiver.empty() && model_names_.count(receiver)) m_.moved_models.push_back(receiver);
   if (is(recv, s_.call)) {

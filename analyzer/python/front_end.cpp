@@ -269,7 +269,9 @@ void Builder::finish() {
   for (const PendingInput& p : pending_inputs_) {
     bool model = model_names_.count(p.callee) && !loss_names_.count(p.callee);
     bool loss = loss_names_.count(p.callee) || is_functional_loss(p.callee);
-    if (model || loss) m_.unmoved_inputs.push_back(p.input);
+    if (!model && !loss) continue;
+    m_.unmoved_inputs.push_back(p.input);
+    m_.unmoved_inputs.back().into_loss = loss;
   }
   for (auto& [value, acc, graphless] : pending_accumulations_) {
     acc.carries_graph = !graphless && is_graph_expr(value);

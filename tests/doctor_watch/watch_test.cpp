@@ -78,7 +78,9 @@ TEST(Sampler, SamplesEveryGpuOnAFixedGrid) {
   const Trace trace = sampler.stop();
   EXPECT_EQ(trace.interval_ms, 10);
   ASSERT_GE(trace.t_ms.size(), 5u);
-  EXPECT_LT(trace.t_ms.front(), 5.0);
+  // The first reading comes at once, not an interval in (6.6 ms read once on a machine busy
+  // with a build beside the tests: the bound is the interval, not a guess at the start-up).
+  EXPECT_LT(trace.t_ms.front(), 10.0);
   for (size_t i = 1; i < trace.t_ms.size(); ++i) EXPECT_GT(trace.t_ms[i], trace.t_ms[i - 1]);
   ASSERT_EQ(trace.gpus.size(), 2u);
   for (const GpuSeries& gpu : trace.gpus) {

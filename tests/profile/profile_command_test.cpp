@@ -243,8 +243,9 @@ TEST_F(ProfileCommand, TheWarmUpsHostTimeIsSampledByLine) {
   for (const profile::LineTime& at : window->unprofiled_lines) {
     if (at.where.line == 12) at_sleep = at.us_per_step;
   }
-  // Scheduling can stretch a sleep, not shorten it; a sample lost to a busy machine costs 1 ms.
-  EXPECT_GT(at_sleep, 15000) << text;
+  // Each sample stands for 1.5 ms at most: on a machine busy enough to stretch the sampler's
+  // own 1 ms sleeps past that, the line reads short.
+  EXPECT_GT(at_sleep, 10000) << text;
   ASSERT_TRUE(window->unprofiled_step_us);
   EXPECT_LE(at_sleep, *window->unprofiled_step_us * 1.05) << text;
 }
