@@ -7,7 +7,9 @@ constexpr std::string_view kDocs = R"md(## What it does
 Flags `.item()`, `.tolist()` and `float(t)` / `int(t)` / `bool(t)` of a tensor inside a training or
 evaluation step loop (or a helper it calls every step), unless an interval guard such as
 `if step % log_every == 0` limits it to some steps. What is known not to be on the GPU is
-silent: a loader's batch that was never moved, and in a helper, a read under
+silent: a loader's batch that was never moved (and its items, iterated or zipped with
+others), what a chain has already copied to the host or into numpy on the way
+(`t.cpu().numpy().tolist()`: the `.cpu()` is GL102's), and in a helper, a read under
 `if isinstance(v, torch.Tensor):` when every known call passes numbers (`.item()` results,
 counters, the learning rate, literals). A helper's several reads are one finding, at the first.
 

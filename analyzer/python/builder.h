@@ -305,6 +305,7 @@ class Builder {
   void visit_children(Node n, int depth);
   void note_too_deep(Node n);
   void visit(Node n, int depth);
+  void note_host_batch_items(Node left, Node iterable);
   void note_first_error(Node n);
   void note_comments(Node n);
   void on_comment(Node n);
@@ -415,6 +416,7 @@ class Builder {
   void add_move(Node n, DeviceTarget target, std::string receiver, bool non_blocking);
   void add_sync(Node n, SyncKind kind, std::string spelling);
   bool is_host_copy_call(Node n);
+  bool copied_on_the_way(Node n);
   void on_method_call(Node n, std::string_view callee, std::string_view method, const Args& args,
                       bool output);
   void note_model_dtype(Node n, const std::string& receiver, const Args& args);

@@ -408,13 +408,29 @@ bool Builder::is_host_copy_call(Node n) {
   return false;
 }
 
+// `t.cpu().numpy().flatten()`: a chain that copied its value to the host (or into numpy) on the
+// way; what the rest of it reads is on the host.
+bool Builder::copied_on_the_way(Node n) {
+  for (int d = 0; d < kMaxExprDepth && !null(n); ++d) {
+    n = unparen(n);
+    if (is(n, s_.call)) {
+      if (is_host_copy_call(n) || method_of(n) == "numpy") return true;
+      n = receiver_of(n);
+    } else if (is(n, s_.attribute) || is(n, s_.subscript)) {
+      n = field(n, is(n, s_.attribute) ? s_.f_object : s_.f_value);
+    } else {
+      break;
+    }
+  }
+  return false;
+}
+
 // `output`: is_output_call's answer for this call, which on_call has already asked.
 void Builder::on_method_call(Node n, std::string_view callee, std::string_view method,
                              const Args& args, bool output) {
   Node recv = unparen(receiver_of(n));
   const std::string receiver = dotted(recv);
-  const bool recv_copied =
-      is_host_copy_call(recv) || (is(recv, s_.call) && method_of(recv) == "numpy");
+  const bool recv_copied = copied_on_the_way(recv);
   const bool recv_numpy = numpy_names_.count(receiver) || receiver.starts_with("np.");
   // Reading a host tensor waits for nothing.
   const bool recv_host_batch = holds_host_batch(recv);
