@@ -8,8 +8,9 @@ namespace {
 constexpr std::string_view kDocs = R"md(## What it does
 Flags a CUDA autocast region in float16 (`dtype=torch.float16`, or no `dtype`: CUDA autocast
 defaults to float16) that runs in training — inside a training step loop or a per-step training
-hook (not `validation_step`, `test_step` or `predict_step`, which run no backward), or around a
-training loop — in a file that never constructs a `GradScaler` and never scales a
+hook (not `validation_step`, `test_step` or `predict_step`, which run no backward, and not under
+`no_grad` or `inference_mode`, a block or the function's decorator), or around a training loop —
+in a file that never constructs a `GradScaler` and never scales a
 loss with one (`scaler.scale(loss)` on a scaler passed in from another module counts). Frameworks that
 scale the loss themselves (Lightning, accelerate, the Hugging Face `Trainer`) stay silent.
 
@@ -40,8 +41,12 @@ for x, y in loader:
 ```
 )md";
 
-// The region runs a training step: it sits in a training loop or hook, or wraps one.
+// The region runs a training step: it sits in a training loop or hook, or wraps one. Under
+// no_grad or inference_mode (a block, or the function's decorator) nothing has gradients.
 bool in_training(const StepModel& m, const Autocast& a) {
+  for (ScopeId s = a.scope; s != kNoScope; s = m.scopes[s].parent) {
+    if (m.scopes[s].regions & kRegionNoGrad) return false;
+  }
   StepContext context = m.step_context(a.scope);
   if (context.hook) return context.training_hook;
   if (context.external) return context.external->training;
