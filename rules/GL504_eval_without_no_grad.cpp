@@ -9,6 +9,8 @@ constexpr std::string_view kDocs = R"md(## What it does
 Flags an evaluation step loop (the model is called on each batch, no backward or optimizer step
 is reached) that runs with autograd on: no `torch.no_grad()` / `torch.inference_mode()` block
 around it or around the model calls, and no `@torch.no_grad()` on its function or a caller.
+Models frozen with `requires_grad_(False)` (`net.eval().requires_grad_(False)`, or a name bound
+to such a chain) record no graph: a loop that calls only those is silent.
 Loops inside a module's `forward`, or in a method that `forward` calls on its own class (a
 rollout that builds the loss), are part of the forward pass and never step loops.
 Reported at the loop header. In Python its fix (unsafe) wraps the loop in
@@ -70,7 +72,8 @@ void check(const RuleInput& in, Sink& sink) {
     const auto calls = m.events_in(static_cast<int32_t>(i), StepEventKind::ModelCall);
     if (calls.empty() || (m.enclosing_regions(loop.scope) & kRegionNoGrad)) continue;
     const bool all_no_grad = std::all_of(calls.begin(), calls.end(), [&](const StepEvent* e) {
-      return (m.step_context(e->scope).regions & kRegionNoGrad) != 0;
+      return (m.step_context(e->scope).regions & kRegionNoGrad) != 0 ||
+             std::binary_search(m.frozen_models.begin(), m.frozen_models.end(), e->name);
     });
     if (all_no_grad) continue;
     // Inside a step that runs every time (micro-batches, rollouts before one backward), the

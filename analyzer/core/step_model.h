@@ -459,6 +459,8 @@ class StepModel {
   std::vector<FactoryMove> factory_moves;
   std::vector<UnmovedInput> unmoved_inputs;
   std::vector<std::string> moved_models;  // model names moved to a device that may be CUDA
+  // Models frozen with `requires_grad_(False)`: their calls record no graph. Sorted.
+  std::vector<std::string> frozen_models;
   std::vector<ApiUse> api_uses;
   std::vector<Autocast> autocasts;
   std::vector<TensorCondition> tensor_conditions;

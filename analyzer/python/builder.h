@@ -184,6 +184,7 @@ class Builder {
   mutable std::deque<std::string> interned_;     // names dotted_view had to build; stable addresses
 
   // ---- what names hold (values.cpp) ----------------------------------------------------
+  NameSet frozen_models_;  // `net.eval().requires_grad_(False)`: `net`
   NameSet model_names_, loss_names_, optimizer_names_, tensor_names_, numpy_names_, counter_names_,
       autocast_names_, on_device_names_;
   NameSet trainer_classes_, sync_objects_;

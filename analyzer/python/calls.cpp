@@ -431,6 +431,13 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
   Node recv = unparen(receiver_of(n));
   const std::string receiver = dotted(recv);
   const bool recv_copied = copied_on_the_way(recv);
+  if (method == "requires_grad_" && args.positional.size() == 1 &&
+      is(args.positional.front(), s_.false_)) {
+    Node module = recv;
+    for (int d = 0; d < kMaxExprDepth && is(module, s_.call); ++d) module = receiver_of(module);
+    const std::string_view name = dotted_view(module);
+    if (!name.empty()) frozen_models_.add(name);
+  }
   const bool recv_numpy = numpy_names_.count(receiver) || receiver.starts_with("np.");
   // Reading a host tensor waits for nothing.
   const bool recv_host_batch = holds_host_batch(recv);

@@ -107,6 +107,9 @@ void Builder::on_assignment(Node n, int depth) {
   Node value = unparen(right);
   on_setting(left, value);
   const bool moved = moves_to_device(value);
+  // `frozen = copy.deepcopy(net).eval().requires_grad_(False)`: the copy is what is frozen.
+  if (is(left, s_.identifier) && contains_text(value, ".requires_grad_(False)"))
+    frozen_models_.add(text(left));
   // `images[0] = images[0].cuda()`: the batch's parts are moved one by one; what stays behind
   // is not known, so the batch no longer counts as on the host.
   if (moved && is(left, s_.subscript) && !loop_stack_.empty()) {
