@@ -433,9 +433,16 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
   const bool recv_copied = copied_on_the_way(recv);
   if (method == "requires_grad_" && args.positional.size() == 1 &&
       is(args.positional.front(), s_.false_)) {
+    // Through the module methods that return the module itself: `net.eval().to(device)`.
+    static constexpr std::string_view kSameModule[] = {"eval", "train", "to",   "cuda",
+                                                       "cpu",  "float", "half", "bfloat16"};
     Node module = recv;
-    for (int d = 0; d < kMaxExprDepth && is(module, s_.call); ++d) module = receiver_of(module);
-    const std::string_view name = dotted_view(module);
+    for (int d = 0; d < kMaxExprDepth && is(module, s_.call) &&
+                    std::ranges::find(kSameModule, method_of(module)) != std::end(kSameModule);
+         ++d) {
+      module = receiver_of(module);
+    }
+    const std::string_view name = is(module, s_.call) ? std::string_view() : dotted_view(module);
     if (!name.empty()) frozen_models_.add(name);
   }
   const bool recv_numpy = numpy_names_.count(receiver) || receiver.starts_with("np.");
