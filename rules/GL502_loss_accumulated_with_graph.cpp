@@ -12,7 +12,7 @@ Flags a loss or model output that is accumulated across steps (`total += loss`,
 so does what is computed from such a tensor by a torch function (`F.normalize(out)`), a
 function of the same file, or a host copy (`.cpu()` is differentiable); `argmax`, comparisons
 and other non-differentiable results do not, nor does the output of a model frozen with
-`requires_grad_(False)`. What is accumulated in order to be
+`requires_grad_(False)` and never thawed (`requires_grad_(True)`) in the file. What is accumulated in order to be
 backpropagated after the loop, directly or through a name computed from it (the per-token
 losses of one sequence; an episode's log-probabilities in REINFORCE or actor-critic code,
 summed into the loss), needs its graph and is not reported: detaching it would stop learning.

@@ -10,7 +10,8 @@ Flags an evaluation step loop (the model is called on each batch, no backward or
 is reached) that runs with autograd on: no `torch.no_grad()` / `torch.inference_mode()` block
 around it or around the model calls, and no `@torch.no_grad()` on its function or a caller.
 Models frozen with `requires_grad_(False)` (`net.eval().requires_grad_(False)`, or a name bound
-to such a chain) record no graph: a loop that calls only those is silent.
+to such a chain) and never thawed in the file record no graph: a loop that calls only those is
+silent.
 Loops inside a module's `forward`, or in a method that `forward` calls on its own class (a
 rollout that builds the loss), are part of the forward pass and never step loops.
 Reported at the loop header. In Python its fix (unsafe) wraps the loop in

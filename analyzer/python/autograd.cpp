@@ -52,7 +52,7 @@ bool Builder::is_graph_expr(Node n, int depth) const {
       return false;
     }
     const std::string_view callee = callee_name(n);
-    if (!callee.empty() && !frozen_models_.count(callee) &&
+    if (!callee.empty() && !frozen(callee) &&
         (model_names_.count(callee) || loss_names_.count(callee) || is_functional_loss(callee))) {
       return true;
     }

@@ -184,7 +184,12 @@ class Builder {
   mutable std::deque<std::string> interned_;     // names dotted_view had to build; stable addresses
 
   // ---- what names hold (values.cpp) ----------------------------------------------------
-  NameSet frozen_models_;  // `net.eval().requires_grad_(False)`: `net`
+  // `net.eval().requires_grad_(False)`: `net`; frozen for good unless also unfrozen (a GAN's
+  // discriminator, frozen for the generator's step and not for its own).
+  NameSet frozen_models_, unfrozen_models_;
+  bool frozen(std::string_view model) const {
+    return frozen_models_.count(model) && !unfrozen_models_.count(model);
+  }
   NameSet model_names_, loss_names_, optimizer_names_, tensor_names_, numpy_names_, counter_names_,
       autocast_names_, on_device_names_;
   NameSet trainer_classes_, sync_objects_;

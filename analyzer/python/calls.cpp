@@ -431,8 +431,7 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
   Node recv = unparen(receiver_of(n));
   const std::string receiver = dotted(recv);
   const bool recv_copied = copied_on_the_way(recv);
-  if (method == "requires_grad_" && args.positional.size() == 1 &&
-      is(args.positional.front(), s_.false_)) {
+  if (method == "requires_grad_") {
     // Through the module methods that return the module itself: `net.eval().to(device)`.
     static constexpr std::string_view kSameModule[] = {"eval", "train", "to",   "cuda",
                                                        "cpu",  "float", "half", "bfloat16"};
@@ -443,7 +442,8 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
       module = receiver_of(module);
     }
     const std::string_view name = is(module, s_.call) ? std::string_view() : dotted_view(module);
-    if (!name.empty()) frozen_models_.add(name);
+    const bool freezes = args.positional.size() == 1 && is(args.positional.front(), s_.false_);
+    if (!name.empty()) (freezes ? frozen_models_ : unfrozen_models_).add(name);
   }
   const bool recv_numpy = numpy_names_.count(receiver) || receiver.starts_with("np.");
   // Reading a host tensor waits for nothing.

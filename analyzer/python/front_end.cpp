@@ -263,7 +263,9 @@ void Builder::finish() {
       m_.moved_models.push_back(move.receiver);
     }
   }
-  for (std::string_view name : frozen_models_) m_.frozen_models.emplace_back(name);
+  for (std::string_view name : frozen_models_) {
+    if (frozen(name)) m_.frozen_models.emplace_back(name);
+  }
   std::sort(m_.frozen_models.begin(), m_.frozen_models.end());
   std::sort(m_.moved_models.begin(), m_.moved_models.end());
   m_.moved_models.erase(std::unique(m_.moved_models.begin(), m_.moved_models.end()),
