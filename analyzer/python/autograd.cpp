@@ -79,4 +79,21 @@ bool Builder::is_graph_expr(Node n, int depth) const {
   return false;
 }
 
+// `net.eval().requires_grad_(False)` freezes `net`; `requires_grad_(True)` (or no argument)
+// thaws it.
+void Builder::note_requires_grad(Node recv, const Args& args) {
+  // Through the module methods that return the module itself: `net.eval().to(device)`.
+  static constexpr std::string_view kSameModule[] = {"eval", "train", "to",   "cuda",
+                                                     "cpu",  "float", "half", "bfloat16"};
+  Node module = recv;
+  for (int d = 0; d < kMaxExprDepth && is(module, s_.call) &&
+                  std::ranges::find(kSameModule, method_of(module)) != std::end(kSameModule);
+       ++d) {
+    module = receiver_of(module);
+  }
+  const std::string_view name = is(module, s_.call) ? std::string_view() : dotted_view(module);
+  const bool freezes = args.positional.size() == 1 && is(args.positional.front(), s_.false_);
+  if (!name.empty()) (freezes ? frozen_models_ : unfrozen_models_).add(name);
+}
+
 }  // namespace gpulint::python

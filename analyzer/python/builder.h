@@ -306,6 +306,8 @@ class Builder {
   void read_names(Node n, std::vector<std::string_view>& out, int depth = 0);
   bool moves_to_device(Node n) const;
   int64_t literal_number(Node n) const;
+  bool is_host_copy_call(Node n);
+  bool copied_on_the_way(Node n);
 
   // ---- front_end.cpp: the walk, and what follows it ------------------------------------
   void visit_children(Node n, int depth);
@@ -383,6 +385,7 @@ class Builder {
 
   // ---- autograd.cpp --------------------------------------------------------------------
   bool is_graph_expr(Node n, int depth = 0) const;
+  void note_requires_grad(Node recv, const Args& args);
   bool under_no_grad() const;
   bool reads_graphless(Node n) const;
 
@@ -421,8 +424,6 @@ class Builder {
   void add_output(Node n, OutputKind kind, std::string_view callee);
   void add_move(Node n, DeviceTarget target, std::string receiver, bool non_blocking);
   void add_sync(Node n, SyncKind kind, std::string spelling);
-  bool is_host_copy_call(Node n);
-  bool copied_on_the_way(Node n);
   void on_method_call(Node n, std::string_view callee, std::string_view method, const Args& args,
                       bool output);
   void note_model_dtype(Node n, const std::string& receiver, const Args& args);

@@ -396,55 +396,13 @@ void Builder::add_sync(Node n, SyncKind kind, std::string spelling) {
   m_.syncs.push_back({kind, span(n), scope_, std::move(spelling), in_output_});
 }
 
-bool Builder::is_host_copy_call(Node n) {
-  if (!is(n, s_.call)) return false;
-  std::string_view method = method_of(n);
-  if (method == "cpu") return true;
-  if (method == "to") {
-    Args a = arguments(n);
-    Node d = a.positional.empty() ? keyword(a, "device") : a.positional.front();
-    return !null(d) && is_device_expr(d) && classify_device(d) == DeviceTarget::Cpu;
-  }
-  return false;
-}
-
-// `t.cpu().numpy().flatten()`: a chain that copied its value to the host (or into numpy) on the
-// way; what the rest of it reads is on the host.
-bool Builder::copied_on_the_way(Node n) {
-  for (int d = 0; d < kMaxExprDepth && !null(n); ++d) {
-    n = unparen(n);
-    if (is(n, s_.call)) {
-      if (is_host_copy_call(n) || method_of(n) == "numpy") return true;
-      n = receiver_of(n);
-    } else if (is(n, s_.attribute) || is(n, s_.subscript)) {
-      n = field(n, is(n, s_.attribute) ? s_.f_object : s_.f_value);
-    } else {
-      break;
-    }
-  }
-  return false;
-}
-
 // `output`: is_output_call's answer for this call, which on_call has already asked.
 void Builder::on_method_call(Node n, std::string_view callee, std::string_view method,
                              const Args& args, bool output) {
   Node recv = unparen(receiver_of(n));
   const std::string receiver = dotted(recv);
   const bool recv_copied = copied_on_the_way(recv);
-  if (method == "requires_grad_") {
-    // Through the module methods that return the module itself: `net.eval().to(device)`.
-    static constexpr std::string_view kSameModule[] = {"eval", "train", "to",   "cuda",
-                                                       "cpu",  "float", "half", "bfloat16"};
-    Node module = recv;
-    for (int d = 0; d < kMaxExprDepth && is(module, s_.call) &&
-                    std::ranges::find(kSameModule, method_of(module)) != std::end(kSameModule);
-         ++d) {
-      module = receiver_of(module);
-    }
-    const std::string_view name = is(module, s_.call) ? std::string_view() : dotted_view(module);
-    const bool freezes = args.positional.size() == 1 && is(args.positional.front(), s_.false_);
-    if (!name.empty()) (freezes ? frozen_models_ : unfrozen_models_).add(name);
-  }
+  if (method == "requires_grad_") note_requires_grad(recv, args);
   const bool recv_numpy = numpy_names_.count(receiver) || receiver.starts_with("np.");
   // Reading a host tensor waits for nothing.
   const bool recv_host_batch = holds_host_batch(recv);

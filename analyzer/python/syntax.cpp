@@ -174,4 +174,33 @@ int64_t Builder::literal_number(Node n) const {
   }
 }
 
+bool Builder::is_host_copy_call(Node n) {
+  if (!is(n, s_.call)) return false;
+  std::string_view method = method_of(n);
+  if (method == "cpu") return true;
+  if (method == "to") {
+    Args a = arguments(n);
+    Node d = a.positional.empty() ? keyword(a, "device") : a.positional.front();
+    return !null(d) && is_device_expr(d) && classify_device(d) == DeviceTarget::Cpu;
+  }
+  return false;
+}
+
+// `t.cpu().numpy().flatten()`: a chain that copied its value to the host (or into numpy) on the
+// way; what the rest of it reads is on the host.
+bool Builder::copied_on_the_way(Node n) {
+  for (int d = 0; d < kMaxExprDepth && !null(n); ++d) {
+    n = unparen(n);
+    if (is(n, s_.call)) {
+      if (is_host_copy_call(n) || method_of(n) == "numpy") return true;
+      n = receiver_of(n);
+    } else if (is(n, s_.attribute) || is(n, s_.subscript)) {
+      n = field(n, is(n, s_.attribute) ? s_.f_object : s_.f_value);
+    } else {
+      break;
+    }
+  }
+  return false;
+}
+
 }  // namespace gpulint::python
