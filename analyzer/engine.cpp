@@ -75,6 +75,8 @@ Links links_of(const SourceFile& file, const StepModel& model) {
   links.training_functions = model.training_functions;
   links.device_functions = model.device_functions;
   links.device_calls = model.device_calls;
+  links.unwrapping_functions = model.unwrapping_functions;
+  links.collate_calls = model.collate_calls;
   if (model.has_training_loop()) {
     for (const ImportedLoader& use : model.imported_loaders) {
       const LoopKind kind = model.loops[use.loop].kind;
@@ -126,6 +128,8 @@ std::string inbound_key(const Inbound& inbound) {
   for (uint32_t at : inbound.training_calls) key.append(std::to_string(at)).push_back(',');
   key.push_back('|');
   for (const std::string& f : inbound.device_functions) key.append(f).push_back(',');
+  key.push_back('|');
+  for (const std::string& f : inbound.unwrapping_functions) key.append(f).push_back(',');
   key.push_back('|');
   for (const auto& [name, value] : inbound.constants)
     key.append(name).append("=").append(std::to_string(value)).push_back(',');
@@ -375,6 +379,7 @@ void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome
     std::vector<std::map<std::string, int64_t>> constants(paths.size());
     std::vector<std::set<uint32_t>> training_calls(paths.size());
     std::vector<std::set<std::string>> device_functions(paths.size());
+    std::vector<std::set<std::string>> unwrapping_functions(paths.size());
     auto offers = [](const std::vector<std::string>& sorted, const std::string& name) {
       return std::binary_search(sorted.begin(), sorted.end(), name);
     };
@@ -395,6 +400,12 @@ void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome
         if (to < 0 || static_cast<size_t>(to) == from) continue;
         if (offers(outcomes[to].links.device_functions, call.symbol))
           device_functions[from].insert(call.local);
+      }
+      for (const ImportedConstant& call : outcomes[from].links.collate_calls) {
+        const int32_t to = index.resolve(paths[from], call.module);
+        if (to < 0 || static_cast<size_t>(to) == from) continue;
+        if (offers(outcomes[to].links.unwrapping_functions, call.symbol))
+          unwrapping_functions[from].insert(call.local);
       }
       for (const ImportedConstant& wanted : outcomes[from].links.wanted_constants) {
         const int32_t to = index.resolve(paths[from], wanted.module);
@@ -437,6 +448,8 @@ void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome
       next.constants.assign(constants[i].begin(), constants[i].end());
       next.training_calls.assign(training_calls[i].begin(), training_calls[i].end());
       next.device_functions.assign(device_functions[i].begin(), device_functions[i].end());
+      next.unwrapping_functions.assign(unwrapping_functions[i].begin(),
+                                       unwrapping_functions[i].end());
       if (next == inbound[i]) continue;
       inbound[i] = std::move(next);
       changed.push_back(i);

@@ -44,6 +44,8 @@ struct Links {
   std::vector<std::string> training_functions;             // StepModel::training_functions
   std::vector<std::string> device_functions;               // StepModel::device_functions
   std::vector<ImportedConstant> device_calls;              // StepModel::device_calls
+  std::vector<std::string> unwrapping_functions;           // StepModel::unwrapping_functions
+  std::vector<ImportedConstant> collate_calls;             // StepModel::collate_calls
 };
 
 struct FileOutcome {

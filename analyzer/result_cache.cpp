@@ -134,12 +134,15 @@ std::string encode(const FileOutcome& outcome) {
     parameters.push_back({p.function, p.position, p.name});
   for (const ArgumentFlow& f : outcome.links.argument_flows)
     flows.push_back({f.callee_module, f.callee, f.position, f.keyword, f.source_module, f.source});
-  json device_calls = json::array();
+  json device_calls = json::array(), collate_calls = json::array();
   for (const ImportedConstant& c : outcome.links.device_calls)
     device_calls.push_back({c.module, c.symbol, c.local});
+  for (const ImportedConstant& c : outcome.links.collate_calls)
+    collate_calls.push_back({c.module, c.symbol, c.local});
   const std::vector<uint8_t> bytes = json::to_msgpack(
       json{diagnostics, calls, loaders, outcome.links.cuda, wanted, constants, parameters, flows,
-           outcome.links.training_functions, outcome.links.device_functions, device_calls});
+           outcome.links.training_functions, outcome.links.device_functions, device_calls,
+           outcome.links.unwrapping_functions, collate_calls});
   return std::string(bytes.begin(), bytes.end());
 }
 
@@ -163,10 +166,13 @@ FileOutcome decode(const std::string& bytes) {
   outcome.links.training_functions = j.at(8).get<std::vector<std::string>>();
   outcome.links.device_functions = j.at(9).get<std::vector<std::string>>();
   for (const json& c : j.at(10)) outcome.links.device_calls.push_back({c.at(0), c.at(1), c.at(2)});
+  outcome.links.unwrapping_functions = j.at(11).get<std::vector<std::string>>();
+  for (const json& c : j.at(12))
+    outcome.links.collate_calls.push_back({c.at(0), c.at(1), c.at(2)});
   return outcome;
 }
 
-constexpr std::string_view kMagic = "gpulint-cache-5";
+constexpr std::string_view kMagic = "gpulint-cache-6";
 
 }  // namespace
 

@@ -8,7 +8,9 @@ namespace {
 constexpr std::string_view kDocs = R"md(## What it does
 Flags a `DataLoader` that feeds a training file's step loops (or a framework trainer) with a
 literal `batch_size` below 8, or with no `batch_size` at all (the default is 1). Loaders with a
-`batch_sampler`, and values gpulint cannot resolve, stay silent.
+`batch_sampler`, and values gpulint cannot resolve, stay silent; so does `batch_size=1` with a
+`collate_fn` that returns the one item it is given (`lambda items: items[0]`, or a function or
+class of the project that does so): the dataset's items are whole batches then.
 
 ## Why is this bad
 A step over a handful of samples launches kernels too small to fill the GPU's streaming
@@ -32,7 +34,7 @@ void check(const RuleInput& in, Sink& sink) {
   if (!m.cuda_context()) return;
   const int64_t threshold = in.options.small_batch_threshold;
   for (const Loader& loader : m.loaders) {
-    if (loader.batch_sampler || loader.splat_unknown) continue;
+    if (loader.batch_sampler || loader.splat_unknown || loader.items_are_batches) continue;
     const Value& b = loader.batch_size;
     bool small = b.known() && b.number < threshold;
     if (!(b.absent() || small) || !m.loader_in_training_file(loader)) continue;

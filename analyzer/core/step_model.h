@@ -147,6 +147,8 @@ struct Inbound {
   std::vector<uint32_t> training_calls;
   // Callees as spelt here (`dist_util.dev`) that return a device, sorted.
   std::vector<std::string> device_functions;
+  // Callees as spelt here that return the first item of what they are called on, sorted.
+  std::vector<std::string> unwrapping_functions;
   std::vector<std::string> loader_functions;  // their returned loader feeds a step loop
   bool cuda = false;                          // one of those files runs on a CUDA device
   // Constants of other modules this file reads, by their spelling here.
@@ -254,6 +256,8 @@ struct Loader {
   bool read_once = false;           // next(iter(loader)) outside loops
   bool dataset_on_device = false;
   bool batch_sampler = false;              // batch_sampler= given: batch_size does not apply
+  // batch_size=1 and a collate_fn that returns the one item: the dataset's items are batches.
+  bool items_are_batches = false;
   bool feeds_step_loop_elsewhere = false;  // returned to another file's step loop
 };
 
@@ -482,6 +486,12 @@ class StepModel {
   std::vector<std::string> device_functions;
   // Calls of imported functions whose result is used as a device (`.to(dist_util.dev())`).
   std::vector<ImportedConstant> device_calls;
+  // Its functions and classes that, called on a list, return the list's first item (`def
+  // collate(items): return items[0]`, or a class's `__call__` doing so): a loader of batch
+  // size 1 given one as `collate_fn` yields what its dataset's items are, whole batches.
+  std::vector<std::string> unwrapping_functions;
+  // Imported callables given as a loader's `collate_fn` (directly, or through an instance).
+  std::vector<ImportedConstant> collate_calls;
   std::vector<IteratedParameter> iterated_parameters;
   std::vector<ArgumentFlow> argument_flows;
   std::vector<std::pair<std::string, int64_t>> constants;  // module-level NAME = integer

@@ -176,6 +176,8 @@ class Builder {
   bool in_output_ = false;
   bool in_raise_ = false;        // in a `raise` statement: runs once, on the way out
   bool reduced_module_ = false;  // a module of this file is cast to half or bfloat16
+  bool framework_built_ = false;     // an Accelerator, Fabric or Trainer is constructed here
+  bool framework_backward_ = false;  // `accelerator.backward(loss)`, `fabric.backward(loss)`
   int call_depth_ = 0;
   std::vector<LoopState> loop_stack_;
   std::vector<NameSet> params_;                  // per open function
@@ -193,6 +195,7 @@ class Builder {
   NameSet model_names_, loss_names_, optimizer_names_, tensor_names_, numpy_names_, counter_names_,
       autocast_names_, on_device_names_;
   NameSet trainer_classes_, sync_objects_;
+  NameSet handed_to_framework_;  // `accelerator.prepare(net, ...)`, `trainer.fit(model)`: placed
   // Classes of this file that derive from a Module, and names bound to a module instance
   // (`self.head = nn.Linear(...)`, `self.net = TinySegNet()`): calling one yields a tensor.
   NameSet module_classes_, module_names_;
@@ -227,6 +230,10 @@ class Builder {
   // Dataset classes of this file whose __getitem__ returns what it moved to a device, and the
   // loaders built on an instance of a class: (loader, class name).
   NameSet device_datasets_;
+  // Functions and classes of this file that return the first item of what they are called on,
+  // and the loaders of batch size 1 given a collate_fn that is not a lambda: (loader, callee).
+  NameSet unwrapping_functions_;
+  std::vector<std::pair<int32_t, std::string>> collates_;
   std::vector<std::pair<int32_t, std::string>> loader_datasets_;
 
   // ---- imports and calls to resolve once the file is known -----------------------------
@@ -342,6 +349,8 @@ class Builder {
   Guard classify_guard(Node condition);
   Guard classify_exit_guard(Node condition);
   bool is_early_exit(Node if_statement) const;
+  bool guards_the_rest(Node if_statement, int depth);
+  bool lets_through_guarded_steps(Node block, int depth);
   Node last_statement(Node block) const;
   bool ends_in_exit(Node block) const;
   void note_runs_once(int32_t loop, Node body);
@@ -362,6 +371,7 @@ class Builder {
   bool version_guarded(Node n) const;
   void on_try(Node n, int depth);
   Autocast describe_autocast(Node expr, ScopeId body);
+  bool frameworks_autocast(std::string_view name) const;
   void on_with(Node n, int depth);
 
   // ---- values.cpp ----------------------------------------------------------------------
@@ -441,6 +451,9 @@ class Builder {
   void on_loader(Node n, const Args& args);
   void note_dataset_item(Node value);
   void mark_device_datasets();
+  bool note_collate(int32_t loader, Node collate);
+  bool first_item_of(Node value, std::string_view parameter) const;
+  void mark_unwrapping_collates();
 };
 
 }  // namespace gpulint::python

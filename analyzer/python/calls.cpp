@@ -453,6 +453,9 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
                callee.empty() ? ".synchronize()" : std::string(callee) + "()");
   } else if (method == "backward" || method == "manual_backward") {
     m_.events.push_back({StepEventKind::Backward, span(n), scope_, {}});
+    const std::string_view owner = last_component(receiver);
+    if (method == "backward" && (owner == "accelerator" || owner == "fabric"))
+      framework_backward_ = true;
     // What backward() is called on is a tensor: `loss.backward()`, `backward(loss)`.
     std::string loss = method == "backward" && !receiver.empty() ? receiver
                        : args.positional.empty()                 ? std::string()

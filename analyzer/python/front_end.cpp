@@ -258,10 +258,14 @@ void Builder::finish() {
             [](const HostSync& a, const HostSync& b) { return a.span.begin < b.span.begin; });
   drop_syncs_no_caller_reaches();
   mark_device_datasets();
+  mark_unwrapping_collates();
   for (const DeviceMove& move : m_.moves) {
     if (move.target != DeviceTarget::Cpu && model_names_.count(move.receiver)) {
       m_.moved_models.push_back(move.receiver);
     }
+  }
+  for (std::string_view name : handed_to_framework_) {
+    if (model_names_.count(name)) m_.moved_models.emplace_back(name);
   }
   for (std::string_view name : frozen_models_) {
     if (frozen(name)) m_.frozen_models.emplace_back(name);
@@ -300,6 +304,9 @@ void Builder::finish() {
     if (model_names_.count(d.name)) m_.file_level_amp = d.reduced;
   }
   if (reduced_module_) m_.file_level_amp = true;
+  // `accelerator.backward(loss)` with the Accelerator built elsewhere (a project helper, a
+  // caller): its mixed precision is not known here, so AMP may be in effect.
+  if (framework_backward_ && !framework_built_) m_.file_level_amp = true;
   note_forward_helpers();
   m_.classify();
   for (Loop& loop : m_.loops) {
@@ -317,6 +324,8 @@ void Builder::finish() {
   std::sort(m_.training_functions.begin(), m_.training_functions.end());
   m_.device_functions.assign(device_functions_.begin(), device_functions_.end());
   std::sort(m_.device_functions.begin(), m_.device_functions.end());
+  m_.unwrapping_functions.assign(unwrapping_functions_.begin(), unwrapping_functions_.end());
+  std::sort(m_.unwrapping_functions.begin(), m_.unwrapping_functions.end());
   // Only a call made per step makes the function it calls per step (the engine links no
   // other), so only those are resolved against the imports.
   for (const MaybeImported& call : maybe_imported) {

@@ -33,7 +33,8 @@ void Builder::hand_to_framework(Node arg) {
              span(arg).contains(m_.loaders.back().call)) {
     m_.loaders.back().handed_to_trainer = true;
   }
-  if (model_names_.count(name)) m_.moved_models.push_back(name);
+  // Known as a model only later, maybe (`net = Net()` of another module, `net.train()` after).
+  if (!name.empty()) handed_to_framework_.insert(name);
 }
 
 void Builder::on_next(Node arg) {
@@ -68,6 +69,7 @@ void Builder::on_next(Node arg) {
 
 void Builder::on_framework(Node n, std::string_view tail, const Args& args) {
   (void)n;
+  framework_built_ = true;
   Node accelerator = keyword(args, "accelerator");
   std::string acc = string_value(accelerator);
   bool cpu = acc == "cpu" || acc == "mps";
@@ -157,6 +159,13 @@ void Builder::on_loader(Node n, const Args& args) {
     return absent;
   };
   l.batch_size = value("batch_size", 1);
+  if (l.batch_size.known() && l.batch_size.number == 1) {
+    Node collate = positional(6);
+    for (const auto& [k, v] : kw) {
+      if (k == "collate_fn") collate = v;
+    }
+    l.items_are_batches = note_collate(static_cast<int32_t>(m_.loaders.size()), collate);
+  }
   l.num_workers = value("num_workers", 5);
   l.pin_memory = value("pin_memory", 7);
   l.persistent_workers = value("persistent_workers", 99);
@@ -193,6 +202,44 @@ void Builder::note_dataset_item(Node value) {
     on_device(value);
   }
   if (moved) device_datasets_.add(class_name_);
+}
+
+// `collate_fn=lambda items: items[0]`, or a function or class (an instance's class) that does
+// so, of this file or another: with batch size 1 the loader yields the dataset's items. True
+// when that is known now; a function's is known once the file (and the engine) has said.
+bool Builder::note_collate(int32_t loader, Node collate) {
+  collate = unparen(collate);
+  if (is(collate, s_.lambda)) {
+    Node params = field(collate, s_.f_parameters);
+    return !null(params) && params.named_child_count() == 1 &&
+           first_item_of(field(collate, s_.f_body), text(params.named_child(0)));
+  }
+  if (!is(collate, s_.identifier) && !is(collate, s_.attribute)) return false;
+  std::string callee(dotted_view(collate));
+  if (auto it = call_results_.find(callee); it != call_results_.end()) callee = it->second;
+  if (auto target = imported_target(callee))
+    m_.collate_calls.push_back({target->first, target->second, callee});
+  collates_.emplace_back(loader, std::move(callee));
+  return false;
+}
+
+// `items[0]`, with `items` named `parameter`.
+bool Builder::first_item_of(Node value, std::string_view parameter) const {
+  value = unparen(value);
+  if (!is(value, s_.subscript)) return false;
+  Node index = field(value, s_.f_subscript);
+  return text(field(value, s_.f_value)) == parameter && is(index, s_.integer) &&
+         text(index) == "0";
+}
+
+void Builder::mark_unwrapping_collates() {
+  for (const auto& [loader, callee] : collates_) {
+    const auto& elsewhere = inbound_.unwrapping_functions;
+    if (unwrapping_functions_.count(callee) ||
+        std::binary_search(elsewhere.begin(), elsewhere.end(), callee)) {
+      m_.loaders[loader].items_are_batches = true;
+    }
+  }
 }
 
 void Builder::mark_device_datasets() {

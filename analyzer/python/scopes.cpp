@@ -391,13 +391,50 @@ void Builder::on_block(Node n, int depth) {
   const ScopeId saved = scope_;
   for (Node c = n.first_child(); !null(c); c = c.next_sibling()) {
     visit(c, depth + 1);
-    if (!is(c, s_.if_statement) || !is_early_exit(c)) continue;
-    Node condition = field(c, s_.f_condition);
-    if (null(condition) || classify_exit_guard(condition) != Guard::Interval) continue;
+    if (!is(c, s_.if_statement) || !guards_the_rest(c, 0)) continue;
     scope_ = new_scope(ScopeKind::Branch);
     m_.scopes[scope_].guard = Guard::Interval;
   }
   scope_ = saved;
+}
+
+// Does the code after this `if` statement run on guarded steps only? After `if step % n != 0:
+// return`, yes. After `if step == 0: (return unless asked) else: (return unless step % n == 0)`
+// too: every branch either leaves, lets through the steps its own condition picks (`step ==
+// 0`), or returns early on a step counter further in. A branch that may fall through on any
+// step (an `if` without `else`, an exit on data) leaves the rest unguarded.
+bool Builder::guards_the_rest(Node if_statement, int depth) {
+  if (depth > 4) return false;
+  if (is_early_exit(if_statement)) {
+    Node condition = field(if_statement, s_.f_condition);
+    return !null(condition) && classify_exit_guard(condition) == Guard::Interval;
+  }
+  auto branch_guarded = [&](Node condition, Node body) {
+    return (!null(condition) && classify_guard(condition) == Guard::Interval) ||
+           lets_through_guarded_steps(body, depth + 1);
+  };
+  if (!branch_guarded(field(if_statement, s_.f_condition), field(if_statement, s_.f_consequence)))
+    return false;
+  bool otherwise = false, guarded = true;
+  for_each_child(if_statement, [&](Node c) {
+    if (is(c, s_.elif_clause)) {
+      guarded = guarded && branch_guarded(field(c, s_.f_condition), field(c, s_.f_consequence));
+    } else if (is(c, s_.else_clause)) {
+      otherwise = true;
+      guarded = guarded && lets_through_guarded_steps(field(c, s_.f_body), depth + 1);
+    }
+  });
+  return otherwise && guarded;
+}
+
+// Does a branch's block either leave or hold a statement after which only guarded steps go on?
+bool Builder::lets_through_guarded_steps(Node block, int depth) {
+  if (null(block)) return false;
+  if (ends_in_exit(block)) return true;
+  for (Node c = block.first_child(); !null(c); c = c.next_sibling()) {
+    if (is(c, s_.if_statement) && guards_the_rest(c, depth)) return true;
+  }
+  return false;
 }
 
 void Builder::on_if(Node n, int depth) {
@@ -488,6 +525,20 @@ void Builder::on_try(Node n, int depth) {
   });
 }
 
+// `accelerator.autocast()`, `fabric.autocast()`: the framework's own context, in the precision it
+// was configured with (often from a variable), and it scales the loss itself. Torch's are
+// reached from a torch import (`torch.autocast`, `amp.autocast` after `from torch import amp`).
+bool Builder::frameworks_autocast(std::string_view name) const {
+  const size_t dot = name.find('.');
+  if (dot == std::string_view::npos) return false;
+  const std::string_view root = name.substr(0, dot);
+  if (root == "torch") return false;
+  const auto found = import_by_local_.find(root);
+  if (found == import_by_local_.end()) return true;
+  const Import& imp = m_.imports[found->second];
+  return !(imp.module == "torch" || imp.module.starts_with("torch."));
+}
+
 Autocast Builder::describe_autocast(Node expr, ScopeId body) {
   Autocast a;
   a.span = span(expr);
@@ -501,7 +552,7 @@ Autocast Builder::describe_autocast(Node expr, ScopeId body) {
   Args args = arguments(expr);
   Node device = args.positional.empty() ? keyword(args, "device_type") : args.positional.front();
   a.cpu = name.find("cpu.amp") != std::string::npos || string_value(device) == "cpu";
-  if (!name.ends_with("autocast")) {
+  if (!name.ends_with("autocast") || frameworks_autocast(name)) {
     a.dtype = AmpDtype::Unknown;
     return a;
   }

@@ -476,6 +476,16 @@ void Builder::on_return(Node n, int depth) {
     const std::string& name = m_.functions[function_].name;
     device_functions_.add(class_name_.empty() ? name : std::string(class_name_) + "." + name);
   }
+  // `def collate(items): return items[0]`, or `__call__(self, items)` of a class doing so.
+  const Function& f = m_.functions[function_];
+  const size_t first = class_name_.empty() ? 0 : 1;
+  if (f.parameters.size() == first + 1 && first_item_of(value, f.parameters[first])) {
+    if (class_name_.empty()) {
+      unwrapping_functions_.add(f.name);
+    } else if (f.name == "__call__") {
+      unwrapping_functions_.add(class_name_);
+    }
+  }
   if (is(value, s_.expression_list) || is(value, s_.tuple)) {
     // `return train, val`: another module may unpack and iterate them.
     for_each_child(value, [&](Node element) {
