@@ -30,6 +30,17 @@ size_t comment_start(std::string_view line) {
   return std::string_view::npos;
 }
 
+// `https://download.pytorch.org/whl/cu121` anywhere in the file.
+bool names_cuda_index(std::string_view text) {
+  constexpr std::string_view kIndex = "download.pytorch.org/whl/cu";
+  for (size_t at = text.find(kIndex); at != std::string_view::npos;
+       at = text.find(kIndex, at + 1)) {
+    const size_t digit = at + kIndex.size();
+    if (digit < text.size() && std::isdigit(static_cast<unsigned char>(text[digit]))) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 StepModel build_model(std::string_view text) {
@@ -60,11 +71,14 @@ StepModel build_model(std::string_view text) {
       bool ends = after >= line.size() || !std::isalnum(static_cast<unsigned char>(line[after]));
       if (ends && line.substr(0, at).find("torch") != std::string_view::npos) pin(begin + at);
     }
-    // `--index-url https://download.pytorch.org/whl/cpu`, `-f .../whl/cpu/torch_stable.html`
+    // `--index-url https://download.pytorch.org/whl/cpu`, `-f .../whl/cpu/torch_stable.html`,
+    // unless the file names a CUDA wheel index too: then it offers both builds (uv extras or
+    // markers choosing between them), and the CPU one is no pin.
     if (size_t at = line.find("download.pytorch.org/whl/cpu"); at != std::string_view::npos) {
       size_t after = at + 28;
-      if (after >= line.size() || line[after] == '/' ||
-          !std::isalnum(static_cast<unsigned char>(line[after]))) {
+      if ((after >= line.size() || line[after] == '/' ||
+           !std::isalnum(static_cast<unsigned char>(line[after]))) &&
+          !names_cuda_index(text)) {
         pin(begin + at);
       }
     }

@@ -417,7 +417,8 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
     add_output(n, kind, callee.empty() ? method : callee);
   }
 
-  if (recv_host_batch && (method == "item" || method == "tolist" || method == "cpu")) {
+  if ((recv_host_batch || made_on_host(recv)) &&
+      (method == "item" || method == "tolist" || method == "cpu")) {
     // Nothing to wait for.
   } else if (method == "item" && args.positional.empty() && !recv_copied && !recv_numpy) {
     add_sync(n, SyncKind::Item, ".item()");

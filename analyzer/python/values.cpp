@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/core/torch_api.h"
 #include "analyzer/python/builder.h"
 #include "analyzer/python/names.h"
 
@@ -88,10 +89,15 @@ bool Builder::made_on_host(Node value) const {
   // The method decides before the whole callee is spelt (this runs for every assignment).
   const std::string_view method = method_of(value);
   if (method == "cpu" || method == "numpy") return true;
+  const std::string_view callee = callee_name(value);
+  // `torch.zeros(n)`: filled on the host where no device is named.
+  if (torch_api::is_fill_factory(method) && !method.ends_with("_like") && is_fill_factory(callee)) {
+    Node args = field(value, s_.f_arguments);
+    return !null(args) && !contains_text(args, "device") && !contains_text(args, "**");
+  }
   if (method != "from_file" && method != "from_numpy" && method != "tensor" &&
       method != "as_tensor")
     return false;
-  const std::string_view callee = callee_name(value);
   if (callee == "torch.from_file" || callee == "torch.from_numpy") return true;
   if (callee != "torch.tensor" && callee != "torch.as_tensor") return false;
   Node args = field(value, s_.f_arguments);
