@@ -167,8 +167,7 @@ FileOutcome decode(const std::string& bytes) {
   outcome.links.device_functions = j.at(9).get<std::vector<std::string>>();
   for (const json& c : j.at(10)) outcome.links.device_calls.push_back({c.at(0), c.at(1), c.at(2)});
   outcome.links.unwrapping_functions = j.at(11).get<std::vector<std::string>>();
-  for (const json& c : j.at(12))
-    outcome.links.collate_calls.push_back({c.at(0), c.at(1), c.at(2)});
+  for (const json& c : j.at(12)) outcome.links.collate_calls.push_back({c.at(0), c.at(1), c.at(2)});
   return outcome;
 }
 

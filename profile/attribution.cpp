@@ -108,6 +108,7 @@ Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_
   double host_rest_us = 0;  // the host's work outside the synchronising lines
   std::vector<double> op_lengths;
   double queued_gaps_us = 0, queued_ops = 0;
+  double launched_gaps_us = 0, launched_pairs = 0;
   for (const Interval& step : trace.steps) {
     const std::vector<Interval> busy = busy_within(trace.gpu, step);
     const std::vector<Interval> gaps = gaps_within(busy, step);
@@ -174,6 +175,16 @@ Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_
     for (const Interval& op : trace.gpu) {
       if (op.start >= step.start && op.start < step.end) lengths.push_back(op.length());
     }
+    // The GPU's own gap before an operation launched while the one before it still ran: the
+    // host was ahead there, so the gap stays when the host's waits are gone.
+    for (size_t i = 1; i < trace.gpu.size() && i < trace.gpu_launched.size(); ++i) {
+      const Interval& before = trace.gpu[i - 1];
+      const Interval& op = trace.gpu[i];
+      if (op.start < step.start || op.start >= step.end) continue;
+      if (!(trace.gpu_launched[i] <= before.end)) continue;  // NaN: not known
+      launched_gaps_us += std::max(0.0, op.start - before.end);
+      launched_pairs += 1;
+    }
     b.gpu_ops += static_cast<double>(lengths.size());
     op_lengths.insert(op_lengths.end(), lengths.begin(), lengths.end());
     for (const DeviceCopy& copy : trace.to_device) {
@@ -203,7 +214,13 @@ Attribution attribute(const Trace& trace, std::optional<double> unprofiled_step_
                      op_lengths.end());
     b.median_gpu_op_us = op_lengths[op_lengths.size() / 2];
   }
-  if (queued_ops > 0) b.queued_gap_us = queued_gaps_us / queued_ops;
+  // Every queued pair where the trace ties operations to their launches; else the gaps inside
+  // the host's waits, when it launched nothing (far fewer operations, so a noisier mean).
+  if (launched_pairs > 0) {
+    b.queued_gap_us = launched_gaps_us / launched_pairs;
+  } else if (queued_ops > 0) {
+    b.queued_gap_us = queued_gaps_us / queued_ops;
+  }
   b.unprofiled_step_us = unprofiled_step_us.value_or(b.step_us);
   const double overhead = std::max(0.0, b.step_us - b.unprofiled_step_us);
   // Where the host runs ahead of the GPU its overhead is hidden; what lengthens the step is the

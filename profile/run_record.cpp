@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 namespace gpulint::profile {
 namespace {
@@ -203,8 +204,10 @@ std::optional<Trace> read_trace(std::string_view text, std::string* error) {
   std::vector<std::pair<Event, HostWait>> marks;
   std::vector<Event> blocking;
   std::vector<Event> ops;
-  std::map<int64_t, std::string> copies;  // GPU copies by correlation: their direction
-  std::vector<Interval> prints;           // print calls on the step thread
+  std::map<int64_t, std::string> copies;          // GPU copies by correlation: their direction
+  std::vector<std::pair<Interval, int64_t>> gpu;  // with its correlation
+  std::unordered_map<int64_t, double> launched;   // a runtime call's end, by correlation
+  std::vector<Interval> prints;                   // print calls on the step thread
   for (const Json& event : *events) {
     if (!event.is_object()) continue;
     const std::string category = text_field(event, "cat");
@@ -212,7 +215,7 @@ std::optional<Trace> read_trace(std::string_view text, std::string* error) {
     const double start = number_field(event, "ts");
     const Interval when{start, start + number_field(event, "dur")};
     if (category == "kernel" || category == "gpu_memcpy" || category == "gpu_memset") {
-      trace.gpu.push_back(when);
+      gpu.emplace_back(when, correlation_of(event));
       if (category == "gpu_memcpy") {
         copies[correlation_of(event)] = name;
         // "Memcpy HtoD (Pageable -> Device)", "Memcpy HtoD (Pinned -> Device)".
@@ -239,6 +242,7 @@ std::optional<Trace> read_trace(std::string_view text, std::string* error) {
                          {HostWait::Kind::Data, when, when, mark_line(name, kDataMark)}});
       }
     } else if (category == "cuda_runtime" || category == "cuda_driver") {
+      if (const int64_t c = correlation_of(event); c >= 0) launched[c] = when.end;
       if (std::find(kBlockingCalls.begin(), kBlockingCalls.end(), name) != kBlockingCalls.end()) {
         blocking.push_back({thread_of(event), when, name, correlation_of(event)});
       }
@@ -251,8 +255,14 @@ std::optional<Trace> read_trace(std::string_view text, std::string* error) {
   const auto by_start = [](const auto& a, const auto& b) { return a.when.start < b.when.start; };
   std::sort(trace.steps.begin(), trace.steps.end(),
             [](const Interval& a, const Interval& b) { return a.start < b.start; });
-  std::sort(trace.gpu.begin(), trace.gpu.end(),
-            [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  std::sort(gpu.begin(), gpu.end(),
+            [](const auto& a, const auto& b) { return a.first.start < b.first.start; });
+  for (const auto& [when, correlation] : gpu) {
+    trace.gpu.push_back(when);
+    const auto it = correlation >= 0 ? launched.find(correlation) : launched.end();
+    trace.gpu_launched.push_back(it == launched.end() ? std::numeric_limits<double>::quiet_NaN()
+                                                      : it->second);
+  }
   std::sort(trace.to_device.begin(), trace.to_device.end(),
             [](const DeviceCopy& a, const DeviceCopy& b) { return a.when.start < b.when.start; });
   std::sort(blocking.begin(), blocking.end(), by_start);

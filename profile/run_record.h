@@ -91,8 +91,11 @@ struct DeviceCopy {
 };
 
 struct Trace {
-  std::vector<Interval> steps;        // the shim's step marks, in order
-  std::vector<Interval> gpu;          // kernels, copies and memsets, sorted by start
+  std::vector<Interval> steps;  // the shim's step marks, in order
+  std::vector<Interval> gpu;    // kernels, copies and memsets, sorted by start
+  // For each of `gpu`, when the host's call that launched it returned; NaN where the trace
+  // does not tie the two (no correlation id).
+  std::vector<double> gpu_launched;
   std::vector<DeviceCopy> to_device;  // host-to-device copies, sorted by start
   std::vector<HostWait> waits;        // on the thread that ran the steps, sorted by start
 };

@@ -255,7 +255,7 @@ struct Loader {
   bool returned_from_hook = false;  // a Lightning *_dataloader hook
   bool read_once = false;           // next(iter(loader)) outside loops
   bool dataset_on_device = false;
-  bool batch_sampler = false;              // batch_sampler= given: batch_size does not apply
+  bool batch_sampler = false;  // batch_sampler= given: batch_size does not apply
   // batch_size=1 and a collate_fn that returns the one item: the dataset's items are batches.
   bool items_are_batches = false;
   bool feeds_step_loop_elsewhere = false;  // returned to another file's step loop

@@ -174,8 +174,8 @@ class Builder {
   std::string class_bases_;
   bool in_forward_ = false;
   bool in_output_ = false;
-  bool in_raise_ = false;        // in a `raise` statement: runs once, on the way out
-  bool reduced_module_ = false;  // a module of this file is cast to half or bfloat16
+  bool in_raise_ = false;            // in a `raise` statement: runs once, on the way out
+  bool reduced_module_ = false;      // a module of this file is cast to half or bfloat16
   bool framework_built_ = false;     // an Accelerator, Fabric or Trainer is constructed here
   bool framework_backward_ = false;  // `accelerator.backward(loss)`, `fabric.backward(loss)`
   int call_depth_ = 0;

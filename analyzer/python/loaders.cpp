@@ -228,8 +228,7 @@ bool Builder::first_item_of(Node value, std::string_view parameter) const {
   value = unparen(value);
   if (!is(value, s_.subscript)) return false;
   Node index = field(value, s_.f_subscript);
-  return text(field(value, s_.f_value)) == parameter && is(index, s_.integer) &&
-         text(index) == "0";
+  return text(field(value, s_.f_value)) == parameter && is(index, s_.integer) && text(index) == "0";
 }
 
 void Builder::mark_unwrapping_collates() {

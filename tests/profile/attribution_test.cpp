@@ -147,6 +147,20 @@ TEST(ProfileAttribution, TheGpusWorkIncludesItsGapsBetweenQueuedOperations) {
   EXPECT_DOUBLE_EQ(a.syncs->step_without_us, 304);
 }
 
+// Where the trace ties each operation to its launch, every operation launched while the one
+// before it ran counts, waits or not: a GPU-bound loop without a single wait still shows them.
+// One launched after the one before it ended (the GPU waited for the host) does not.
+TEST(ProfileAttribution, QueuedGapsComeFromEveryOperationLaunchedAhead) {
+  Trace t;
+  t.steps.push_back({0, 1000});
+  t.gpu = {{0, 100}, {102, 200}, {204, 300}, {400, 500}};
+  t.gpu_launched = {-10, 50, 150, 350};  // the last was launched after the third ended
+  const Attribution a = attribute(t, 1000.0);
+  EXPECT_DOUBLE_EQ(a.breakdown.queued_gap_us, 3);  // 2 and 4 us; the 100 us gap is the host's
+  EXPECT_DOUBLE_EQ(a.breakdown.gpu_work_us(), 394 + 4 * 3);  // busy 100 + 98 + 96 + 100
+}
+
+
 TEST(ProfileAttribution, ChargesDataWaitsWithTheGpuIdleDuringThem) {
   Trace t;
   t.steps.push_back({0, 1000});
