@@ -308,51 +308,6 @@ void Builder::on_while(Node n, int depth) {
 }
 
 // ---- branches ------------------------------------------------------------------------
-Guard Builder::classify_guard(Node condition) {
-  std::vector<std::string_view>& names = scratch_names_;
-  names.clear();
-  read_names(condition, names);
-  bool rank = false, counter = false;
-  std::string_view t = text(condition);
-  for (std::string_view name : names) {
-    if (is_rank_name(name)) rank = true;
-    if (counter_names_.count(name) || looks_like_counter(name)) counter = true;
-    // `if is_log:` after `is_log = step % n == 0`; `if not is_log:` runs on the other steps.
-    if (guard_flags_.count(name) && !t.starts_with("not ")) return Guard::Interval;
-  }
-  bool interval_op =
-      t.find('%') != std::string_view::npos || t.find("==") != std::string_view::npos ||
-      t.find('<') != std::string_view::npos || t.find('>') != std::string_view::npos ||
-      t.find('(') != std::string_view::npos || t.find("not ") != std::string_view::npos;
-  if (counter && interval_op) return Guard::Interval;
-  if (rank) return Guard::Rank;
-  return Guard::Data;
-}
-
-// What the statements after `if CONDITION: return` run under: the condition is false there.
-// Not the step named (`step != last`, `step % n != 0`, `step not in saves`), too soon after the
-// last time (`step - last < interval`), or a guard flag negated (`not is_log`) leave some steps
-// only. A bound (`if step >= max_steps: break`) or the step named (`step % n == 0`) leaves
-// nearly all of them, so that is no guard.
-Guard Builder::classify_exit_guard(Node condition) {
-  std::vector<std::string_view>& names = scratch_names_;
-  names.clear();
-  read_names(condition, names);
-  const std::string_view t = text(condition);
-  const bool negated = t.starts_with("not ");
-  bool counter = false;
-  for (std::string_view name : names) {
-    if (counter_names_.count(name) || looks_like_counter(name)) counter = true;
-    if (negated && guard_flags_.count(name)) return Guard::Interval;
-  }
-  const bool since =
-      t.find(" - ") != std::string_view::npos &&
-      (t.find('<') != std::string_view::npos || t.find('>') != std::string_view::npos);
-  const bool other_step =
-      t.find("!=") != std::string_view::npos || t.find(" not in ") != std::string_view::npos;
-  return counter && (since || other_step) ? Guard::Interval : Guard::Data;
-}
-
 Node Builder::last_statement(Node block) const {
   Node last{};
   for (Node c = block.first_child(); !null(c); c = c.next_sibling()) {
@@ -396,45 +351,6 @@ void Builder::on_block(Node n, int depth) {
     m_.scopes[scope_].guard = Guard::Interval;
   }
   scope_ = saved;
-}
-
-// Does the code after this `if` statement run on guarded steps only? After `if step % n != 0:
-// return`, yes. After `if step == 0: (return unless asked) else: (return unless step % n == 0)`
-// too: every branch either leaves, lets through the steps its own condition picks (`step ==
-// 0`), or returns early on a step counter further in. A branch that may fall through on any
-// step (an `if` without `else`, an exit on data) leaves the rest unguarded.
-bool Builder::guards_the_rest(Node if_statement, int depth) {
-  if (depth > 4) return false;
-  if (is_early_exit(if_statement)) {
-    Node condition = field(if_statement, s_.f_condition);
-    return !null(condition) && classify_exit_guard(condition) == Guard::Interval;
-  }
-  auto branch_guarded = [&](Node condition, Node body) {
-    return (!null(condition) && classify_guard(condition) == Guard::Interval) ||
-           lets_through_guarded_steps(body, depth + 1);
-  };
-  if (!branch_guarded(field(if_statement, s_.f_condition), field(if_statement, s_.f_consequence)))
-    return false;
-  bool otherwise = false, guarded = true;
-  for_each_child(if_statement, [&](Node c) {
-    if (is(c, s_.elif_clause)) {
-      guarded = guarded && branch_guarded(field(c, s_.f_condition), field(c, s_.f_consequence));
-    } else if (is(c, s_.else_clause)) {
-      otherwise = true;
-      guarded = guarded && lets_through_guarded_steps(field(c, s_.f_body), depth + 1);
-    }
-  });
-  return otherwise && guarded;
-}
-
-// Does a branch's block either leave or hold a statement after which only guarded steps go on?
-bool Builder::lets_through_guarded_steps(Node block, int depth) {
-  if (null(block)) return false;
-  if (ends_in_exit(block)) return true;
-  for (Node c = block.first_child(); !null(c); c = c.next_sibling()) {
-    if (is(c, s_.if_statement) && guards_the_rest(c, depth)) return true;
-  }
-  return false;
 }
 
 void Builder::on_if(Node n, int depth) {
