@@ -207,6 +207,7 @@ class Builder {
   NameMap<int64_t> constants_;  // NAME = literal at module level, Class.NAME in a class body
   NameMap<std::vector<std::pair<Node, bool>>> dicts_;  // kwargs dicts
   NameMap<std::string> call_results_;                  // `x = f(...)`: x -> f
+  NameMap<std::string> instance_functions_;  // `def load(): return Net().cuda()`: load -> Net
   NameSet deprecated_amp_names_, grad_names_, compiled_names_;
   // Given a model's output under no_grad (`with torch.no_grad(): outputs = model(**batch)`):
   // `outputs.loss` read after the block carries no graph either.
@@ -453,6 +454,7 @@ class Builder {
   void mark_device_datasets();
   bool note_collate(int32_t loader, Node collate);
   bool first_item_of(Node value, std::string_view parameter) const;
+  bool wraps_itself(Node call, std::string_view name) const;
   void mark_unwrapping_collates();
 };
 

@@ -1,6 +1,7 @@
 // Values: what a name or expression holds (a tensor, a device, a mask, a constant), followed
 // through assignments; whether it carries a graph is autograd.cpp's.
 #include <algorithm>
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -253,6 +254,13 @@ void Builder::on_assignment(Node n, int depth) {
       // `model = model.cuda()`: still the instance it was.
       std::string klass = call_results_.find(dotted_view(receiver_of(value)))->second;
       call_results_[std::string(name)] = std::move(klass);
+    } else if (auto made = single ? instance_functions_.find(callee) : instance_functions_.end();
+               made != instance_functions_.end()) {
+      // `model = load_model(cfg)`, a function of this file returning `Net(cfg).cuda()`.
+      std::string klass = made->second;
+      call_results_[std::string(name)] = std::move(klass);
+    } else if (single && wraps_itself(value, name)) {
+      // `model = apply_gradient_allreduce(model)`: a wrapper runs the instance's forward.
     } else if (!callee.empty()) {
       // `train, val = make_loaders()`: each name holds part of what the call returned.
       for (std::string_view t : names) call_results_[std::string(t)] = callee;
@@ -466,6 +474,19 @@ void Builder::note_accumulation(Node n, const std::string& target, Node value) {
   pending_accumulations_.push_back({value, std::move(a), reads_graphless(value)});
 }
 
+// `model = wrap(model)` where `model` holds an instance of a class of the project and `wrap` is a
+// function, not a class: the result still runs the instance's forward (a DDP-like wrapper).
+bool Builder::wraps_itself(Node call, std::string_view name) const {
+  const std::string_view tail = last_component(callee_name(call));
+  if (tail.empty() || !std::islower(static_cast<unsigned char>(tail.front()))) return false;
+  const auto held = call_results_.find(name);
+  if (held == call_results_.end()) return false;
+  const std::string_view klass = last_component(held->second);
+  if (klass.empty() || !std::isupper(static_cast<unsigned char>(klass.front()))) return false;
+  Node args = field(call, s_.f_arguments);
+  return !null(args) && args.named_child_count() >= 1 && text(args.named_child(0)) == name;
+}
+
 void Builder::on_return(Node n, int depth) {
   visit_children(n, depth);
   if (function_ < 0) return;
@@ -481,6 +502,14 @@ void Builder::on_return(Node n, int depth) {
   if (device) {
     const std::string& name = m_.functions[function_].name;
     device_functions_.add(class_name_.empty() ? name : std::string(class_name_) + "." + name);
+  }
+  // `def load_model(cfg): model = Net(cfg).cuda(); ...; return model`: its callers get a Net.
+  if (class_name_.empty() && is(value, s_.identifier)) {
+    if (auto held = call_results_.find(text(value)); held != call_results_.end()) {
+      const std::string_view klass = last_component(held->second);
+      if (!klass.empty() && std::isupper(static_cast<unsigned char>(klass.front())))
+        instance_functions_[m_.functions[function_].name] = held->second;
+    }
   }
   // `def collate(items): return items[0]`, or `__call__(self, items)` of a class doing so.
   const Function& f = m_.functions[function_];
