@@ -9,10 +9,10 @@
 # marks the trace itself: each synchronising call, each wait for a batch and each print gets an
 # annotation naming the user's line ("gpulint/sync FILE:LINE", "gpulint/data FILE:LINE",
 # "gpulint/print FILE:LINE"). The host's other work has no mark: a thread samples the stepping
-# thread's line from the first step to the window's end. The warm-up's samples say how long the
-# host spent at each line without the profiler; the window's, where the host was while the GPU
-# idled. Nothing here may break the user's program: every failure is written down and the
-# program goes on.
+# thread's line from the middle of the warm-up to the window's end. The warm-up's samples say
+# how long the host spent at each line without the profiler; the window's, where the host was
+# while the GPU idled. Nothing here may break the user's program: every failure is written down
+# and the program goes on.
 #
 # Settings, from gpulint, in the environment:
 #   GPULINT_PROFILE_DIR     where to write trace-rankN.json and window-rankN.json
@@ -129,9 +129,11 @@ class _Window:
         if self.done:
             return
         try:
-            if self.sampler is None:
-                self.start_sampler()
             count = self.counts[source] = self.counts[source] + 1
+            # The warm-up's samples count from the middle of its timed steps (time_warmup):
+            # sampling starts just before, so the first half of the warm-up runs without it.
+            if self.sampler is None and count >= max(1, (self.lead() - 1) // 2):
+                self.start_sampler()
             if self.source is None:
                 if count <= self.warmup + 1:
                     self.times[source].append(time.perf_counter())
