@@ -1,5 +1,6 @@
 // Autograd: which values carry a step's graph (a model's or a loss's output, not detached),
-// and which were computed where no graph is recorded (under no_grad).
+// and which were computed where no graph is recorded (under no_grad); and the accumulations
+// across steps (`total += loss`) that keep those graphs alive.
 #include <algorithm>
 #include <iterator>
 #include <string_view>
@@ -94,6 +95,45 @@ void Builder::note_requires_grad(Node recv, const Args& args) {
   const std::string_view name = is(module, s_.call) ? std::string_view() : dotted_view(module);
   const bool freezes = args.positional.size() == 1 && is(args.positional.front(), s_.false_);
   if (!name.empty()) (freezes ? frozen_models_ : unfrozen_models_).add(name);
+}
+
+// `loss = torch.stack(log_probs).sum()` after `log_probs.append(...)`: `loss` carries what was
+// accumulated. Only asked once something is accumulated, so most assignments pay nothing.
+void Builder::note_derived(std::string_view name, Node value) {
+  std::vector<std::string_view>& read = scratch_names_;
+  read.clear();
+  read_names(value, read);
+  for (std::string_view r : read) {
+    for (const auto& [node, acc, graphless] : pending_accumulations_) {
+      if (acc.target == r && m_.loops[acc.loop].function == function_) {
+        derived_from_accumulations_.push_back({name, acc.target, function_});
+      }
+    }
+    for (size_t i = 0, n = derived_from_accumulations_.size(); i < n; ++i) {
+      const Derived d = derived_from_accumulations_[i];
+      if (d.name == r && d.function == function_)
+        derived_from_accumulations_.push_back({name, d.target, function_});
+    }
+  }
+}
+
+// `total += loss` / `losses.append(loss)` into a name that outlives the step.
+void Builder::note_accumulation(Node n, const std::string& target, Node value) {
+  if (null(value) || loop_stack_.empty() || loop_stack_.back().function != function_) return;
+  Accumulation a;
+  for (const LoopState& state : loop_stack_) {
+    if (state.function == function_ && state.bound.count(target)) a.reset_in.push_back(state.loop);
+  }
+  a.span = span(n);
+  a.value = span(value);
+  a.scope = scope_;
+  a.loop = loop_stack_.back().loop;
+  a.target = target;
+  a.value_name = std::string(text(value).substr(0, 60));
+  a.value_primary = is(value, s_.identifier) || is(value, s_.attribute) || is(value, s_.call) ||
+                    is(value, s_.subscript) || is(value, s_.parenthesized_expression);
+  // `losses.append(loss)` after `with torch.no_grad(): loss = model(**batch).loss`.
+  pending_accumulations_.push_back({value, std::move(a), reads_graphless(value)});
 }
 
 }  // namespace gpulint::python

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/core/torch_api.h"
 #include "analyzer/python/builder.h"
 #include "analyzer/python/names.h"
 
@@ -201,6 +202,28 @@ bool Builder::copied_on_the_way(Node n) {
     }
   }
   return false;
+}
+
+// A tensor the expression makes on the host: read from a file or NumPy, built from Python
+// values without a device, or copied back.
+bool Builder::made_on_host(Node value) const {
+  if (!is(value, s_.call)) return false;
+  // The method decides before the whole callee is spelt (this runs for every assignment).
+  const std::string_view method = method_of(value);
+  if (method == "cpu" || method == "numpy") return true;
+  const std::string_view callee = callee_name(value);
+  // `torch.zeros(n)`: filled on the host where no device is named.
+  if (torch_api::is_fill_factory(method) && !method.ends_with("_like") && is_fill_factory(callee)) {
+    Node args = field(value, s_.f_arguments);
+    return !null(args) && !contains_text(args, "device") && !contains_text(args, "**");
+  }
+  if (method != "from_file" && method != "from_numpy" && method != "tensor" &&
+      method != "as_tensor")
+    return false;
+  if (callee == "torch.from_file" || callee == "torch.from_numpy") return true;
+  if (callee != "torch.tensor" && callee != "torch.as_tensor") return false;
+  Node args = field(value, s_.f_arguments);
+  return !null(args) && !contains_text(args, "device");
 }
 
 }  // namespace gpulint::python

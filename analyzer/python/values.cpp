@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/core/torch_api.h"
 #include "analyzer/python/builder.h"
 #include "analyzer/python/names.h"
 
@@ -81,28 +80,6 @@ std::string_view Builder::wrapped_instance(Node call, std::string_view tail) con
   Node first = null(args) ? Node{} : args.named_child(0);
   const auto it = call_results_.find(dotted_view(first));
   return it == call_results_.end() ? std::string_view{} : std::string_view(it->second);
-}
-
-// A tensor the expression makes on the host: read from a file or NumPy, built from Python
-// values without a device, or copied back.
-bool Builder::made_on_host(Node value) const {
-  if (!is(value, s_.call)) return false;
-  // The method decides before the whole callee is spelt (this runs for every assignment).
-  const std::string_view method = method_of(value);
-  if (method == "cpu" || method == "numpy") return true;
-  const std::string_view callee = callee_name(value);
-  // `torch.zeros(n)`: filled on the host where no device is named.
-  if (torch_api::is_fill_factory(method) && !method.ends_with("_like") && is_fill_factory(callee)) {
-    Node args = field(value, s_.f_arguments);
-    return !null(args) && !contains_text(args, "device") && !contains_text(args, "**");
-  }
-  if (method != "from_file" && method != "from_numpy" && method != "tensor" &&
-      method != "as_tensor")
-    return false;
-  if (callee == "torch.from_file" || callee == "torch.from_numpy") return true;
-  if (callee != "torch.tensor" && callee != "torch.as_tensor") return false;
-  Node args = field(value, s_.f_arguments);
-  return !null(args) && !contains_text(args, "device");
 }
 
 void Builder::on_assignment(Node n, int depth) {
@@ -433,45 +410,6 @@ void Builder::on_augmented(Node n, int depth) {
   if (text(right) == "1") counter_names_.insert(name);
   if (is_tensor_expr(right)) tensor_names_.insert(name);
   if (!loop_stack_.empty()) loop_stack_.back().bound.insert(name);
-}
-
-// `loss = torch.stack(log_probs).sum()` after `log_probs.append(...)`: `loss` carries what was
-// accumulated. Only asked once something is accumulated, so most assignments pay nothing.
-void Builder::note_derived(std::string_view name, Node value) {
-  std::vector<std::string_view>& read = scratch_names_;
-  read.clear();
-  read_names(value, read);
-  for (std::string_view r : read) {
-    for (const auto& [node, acc, graphless] : pending_accumulations_) {
-      if (acc.target == r && m_.loops[acc.loop].function == function_) {
-        derived_from_accumulations_.push_back({name, acc.target, function_});
-      }
-    }
-    for (size_t i = 0, n = derived_from_accumulations_.size(); i < n; ++i) {
-      const Derived d = derived_from_accumulations_[i];
-      if (d.name == r && d.function == function_)
-        derived_from_accumulations_.push_back({name, d.target, function_});
-    }
-  }
-}
-
-// `total += loss` / `losses.append(loss)` into a name that outlives the step.
-void Builder::note_accumulation(Node n, const std::string& target, Node value) {
-  if (null(value) || loop_stack_.empty() || loop_stack_.back().function != function_) return;
-  Accumulation a;
-  for (const LoopState& state : loop_stack_) {
-    if (state.function == function_ && state.bound.count(target)) a.reset_in.push_back(state.loop);
-  }
-  a.span = span(n);
-  a.value = span(value);
-  a.scope = scope_;
-  a.loop = loop_stack_.back().loop;
-  a.target = target;
-  a.value_name = std::string(text(value).substr(0, 60));
-  a.value_primary = is(value, s_.identifier) || is(value, s_.attribute) || is(value, s_.call) ||
-                    is(value, s_.subscript) || is(value, s_.parenthesized_expression);
-  // `losses.append(loss)` after `with torch.no_grad(): loss = model(**batch).loss`.
-  pending_accumulations_.push_back({value, std::move(a), reads_graphless(value)});
 }
 
 // `model = wrap(model)` where `model` holds an instance of a class of the project and `wrap` is a
