@@ -290,6 +290,8 @@ bool Builder::guards_the_rest(Node if_statement, int depth) {
     Node condition = field(if_statement, s_.f_condition);
     return !null(condition) && classify_exit_guard(condition) == Guard::Interval;
   }
+  // Without an `else`, the steps no branch takes fall through: most `if`s end here, unjudged.
+  if (null(field(if_statement, s_.f_alternative))) return false;
   auto branch_guarded = [&](Node condition, Node body) {
     return (!null(condition) && classify_guard(condition) == Guard::Interval) ||
            lets_through_guarded_steps(body, depth + 1);
