@@ -150,8 +150,7 @@ void Builder::note_method_of_instance(Node n, std::string_view callee, std::stri
     return;
   auto it = call_results_.find(std::string_view(callee).substr(0, dot));
   if (it == call_results_.end()) return;
-  const std::string_view klass = last_component(it->second);
-  if (klass.empty() || !std::isupper(static_cast<unsigned char>(klass.front()))) return;
+  if (!names_class(it->second)) return;
   pending_method_calls_.push_back({it->second, std::string(method), span(n), scope_, scalars});
 }
 
@@ -160,8 +159,7 @@ void Builder::note_instance_call(Node n, std::string_view callee, bool scalars) 
   if (call_results_.empty()) return;
   auto it = call_results_.find(callee);
   if (it == call_results_.end()) return;
-  const std::string_view klass = last_component(it->second);
-  if (klass.empty() || !std::isupper(static_cast<unsigned char>(klass.front()))) return;
+  if (!names_class(it->second)) return;
   pending_method_calls_.push_back({it->second, "forward", span(n), scope_, scalars});
 }
 

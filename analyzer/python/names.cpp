@@ -149,6 +149,11 @@ bool is_rank_name(std::string_view name) {
   return in(kNames, last_component(name));
 }
 
+bool names_class(std::string_view dotted) {
+  const std::string_view tail = last_component(dotted);
+  return !tail.empty() && std::isupper(static_cast<unsigned char>(tail.front()));
+}
+
 bool looks_like_counter(std::string_view name) {
   std::string_view tail = last_component(name);
   static constexpr std::array<std::string_view, 8> kShort = {"i",  "j", "k",   "n",

@@ -1,7 +1,6 @@
 // Values: what a name or expression holds (a tensor, a device, a mask, a constant), followed
 // through assignments; whether it carries a graph is autograd.cpp's.
 #include <algorithm>
-#include <cctype>
 #include <string>
 #include <vector>
 
@@ -415,12 +414,10 @@ void Builder::on_augmented(Node n, int depth) {
 // `model = wrap(model)` where `model` holds an instance of a class of the project and `wrap` is a
 // function, not a class: the result still runs the instance's forward (a DDP-like wrapper).
 bool Builder::wraps_itself(Node call, std::string_view name) const {
-  const std::string_view tail = last_component(callee_name(call));
-  if (tail.empty() || !std::islower(static_cast<unsigned char>(tail.front()))) return false;
+  const std::string_view callee = callee_name(call);
+  if (callee.empty() || names_class(callee)) return false;
   const auto held = call_results_.find(name);
-  if (held == call_results_.end()) return false;
-  const std::string_view klass = last_component(held->second);
-  if (klass.empty() || !std::isupper(static_cast<unsigned char>(klass.front()))) return false;
+  if (held == call_results_.end() || !names_class(held->second)) return false;
   Node args = field(call, s_.f_arguments);
   return !null(args) && args.named_child_count() >= 1 && text(args.named_child(0)) == name;
 }
@@ -443,11 +440,9 @@ void Builder::on_return(Node n, int depth) {
   }
   // `def load_model(cfg): model = Net(cfg).cuda(); ...; return model`: its callers get a Net.
   if (class_name_.empty() && is(value, s_.identifier)) {
-    if (auto held = call_results_.find(text(value)); held != call_results_.end()) {
-      const std::string_view klass = last_component(held->second);
-      if (!klass.empty() && std::isupper(static_cast<unsigned char>(klass.front())))
-        instance_functions_[m_.functions[function_].name] = held->second;
-    }
+    const auto held = call_results_.find(text(value));
+    if (held != call_results_.end() && names_class(held->second))
+      instance_functions_[m_.functions[function_].name] = held->second;
   }
   // `def collate(items): return items[0]`, or `__call__(self, items)` of a class doing so.
   const Function& f = m_.functions[function_];
