@@ -5,6 +5,8 @@ namespace {
 
 constexpr std::string_view kDocs = R"md(## What it does
 Flags `.cpu()` and `.to("cpu")` inside a step loop that is not limited by an interval guard.
+A tensor made on the host (`torch.zeros(n)` with no device, a batch never moved) copies nothing
+and stays silent.
 
 ## Why is this bad
 A device-to-host copy blocks the host until all queued GPU work is done and the bytes have

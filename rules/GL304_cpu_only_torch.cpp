@@ -7,7 +7,8 @@ constexpr std::string_view kDocs = R"md(## What it does
 Flags a dependency file (`requirements*.txt`, `pyproject.toml`, `setup.cfg`,
 `environment.yml`) that installs a CPU-only PyTorch build: a `+cpu` local version
 (`torch==2.3.0+cpu`), the CPU wheel index (`--index-url https://download.pytorch.org/whl/cpu`),
-or conda's `cpuonly` package.
+or conda's `cpuonly` package. A file that also names a CUDA wheel index (`.../whl/cu121`, uv
+extras choosing between the two) offers both builds, and its CPU index stays silent.
 
 ## Why is this bad
 A CPU-only build has no CUDA kernels: `torch.cuda.is_available()` returns False, and code

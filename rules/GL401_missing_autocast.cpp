@@ -10,7 +10,9 @@ Flags a training step loop, in a program that uses CUDA, whose forward pass runs
 precision in effect: no `torch.autocast` / `torch.amp.autocast` region (or a context manager
 that resolves to one), no `accelerator.autocast()`, no framework precision setting (a DeepSpeed
 configuration written in the file counts when its `fp16`, `bf16` or `amp` section is enabled
-by anything but a literal `False`), and no model converted to half or bfloat16. Reported once, at the innermost training loop's header.
+by anything but a literal `False`), no `accelerator.backward(loss)` on an Accelerator built in
+another module (its precision is unknown here), and no model converted to half or bfloat16.
+Reported once, at the innermost training loop's header.
 A loop that only steps optimizers (`for opt, sched in zip(optimizers, schedulers)`) beside the
 loop that runs the forward and backward runs no forward of its own: the other loop is judged.
 A framework's per-step training hook (Lightning `training_step`, a Hugging Face `Trainer`'s
