@@ -11,7 +11,8 @@ silent: a loader's batch that was never moved (and its items, iterated or zipped
 others), what a chain has already copied to the host or into numpy on the way
 (`t.cpu().numpy().tolist()`: the `.cpu()` is GL102's), and in a helper, a read under
 `if isinstance(v, torch.Tensor):` when every known call passes numbers (`.item()` results,
-counters, the learning rate, literals). A helper's several reads are one finding, at the first.
+counters, the learning rate, literals), and code that runs only without CUDA (the `else` of
+`if torch.cuda.is_available():`). A helper's several reads are one finding, at the first.
 
 ## Why is this bad
 Reading a CUDA tensor's value on the host waits for every kernel queued before it. The CPU

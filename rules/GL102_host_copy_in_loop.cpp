@@ -6,7 +6,8 @@ namespace {
 constexpr std::string_view kDocs = R"md(## What it does
 Flags `.cpu()` and `.to("cpu")` inside a step loop that is not limited by an interval guard.
 A tensor made on the host (`torch.zeros(n)` with no device, a batch never moved) copies nothing
-and stays silent.
+and stays silent, as does code that runs only without CUDA (the `else` of
+`if torch.cuda.is_available():`, the body of `if not torch.cuda.is_available():`).
 
 ## Why is this bad
 A device-to-host copy blocks the host until all queued GPU work is done and the bytes have

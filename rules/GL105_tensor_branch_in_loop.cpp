@@ -8,7 +8,10 @@ namespace {
 constexpr std::string_view kDocs = R"md(## What it does
 Flags Python control flow on a tensor's value (`if loss > 0:`, `elif torch.isnan(loss):`,
 `while (x != 0).any():`, `assert y.min() >= 0`) inside a training or evaluation step loop, or a helper it calls every
-step, unless an interval guard limits it to some steps.
+step, unless an interval guard limits it to some steps. Metadata the host holds is no value:
+`torch.is_floating_point(x)` and the other `torch.is_*` predicates (not `is_nonzero`), and a
+comparison with a tensor's `.dtype`, `.device`, `.ndim`, `.is_cuda` or `.requires_grad`, whatever
+the other side is (`if table.dtype != dtype:`).
 
 ## Why is this bad
 Python needs a plain `bool` to take a branch, so it calls `.item()` on the tensor behind your

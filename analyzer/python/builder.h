@@ -51,6 +51,7 @@ struct Symbols {
   TSFieldId f_body, f_name, f_superclasses, f_left, f_right, f_condition, f_consequence;
   TSFieldId f_alternative, f_value, f_function, f_arguments, f_object, f_attribute, f_parameters;
   TSFieldId f_definition, f_operator, f_argument, f_key, f_alias, f_module_name, f_subscript;
+  TSFieldId f_type;
 
   explicit Symbols(const TSLanguage* lang);
 };
@@ -98,6 +99,13 @@ struct PendingFlow {
   int32_t position;
   std::string keyword;
   std::string source;
+};
+
+// `gen_samples(model, test_loader)`: a loader of this file handed to a function, maybe imported.
+struct PendingLoaderArgument {
+  std::string callee;
+  int32_t position;
+  std::string keyword;
 };
 
 // `logger.update(...)` with `logger = MetricLogger(...)`: a method of a class, maybe imported.
@@ -174,7 +182,8 @@ class Builder {
   std::string class_bases_;
   bool in_forward_ = false;
   bool in_output_ = false;
-  bool in_raise_ = false;            // in a `raise` statement: runs once, on the way out
+  bool in_raise_ = false;  // in a `raise` statement: runs once, on the way out
+  int host_only_ = 0;      // in a branch taken only without CUDA (`else` of `cuda.is_available()`)
   bool reduced_module_ = false;      // a module of this file is cast to half or bfloat16
   bool framework_built_ = false;     // an Accelerator, Fabric or Trainer is constructed here
   bool framework_backward_ = false;  // `accelerator.backward(loss)`, `fabric.backward(loss)`
@@ -245,6 +254,7 @@ class Builder {
   std::vector<PendingCall> pending_dotted_calls_;  // `engine.step(...)`: maybe an imported module
   std::vector<PendingMethodCall> pending_method_calls_;
   std::vector<PendingFlow> pending_flows_;
+  std::vector<PendingLoaderArgument> pending_loader_arguments_;
   // Judged where they stand, as names then hold: `float(t)` of a tensor, `t.unique()`, `t[mask]`.
   std::vector<PendingConvert> tensor_converts_;
   std::vector<PendingInput> pending_inputs_;
@@ -344,6 +354,8 @@ class Builder {
   int32_t begin_loop(Node n, Node header_end);
   void end_loop();
   void note_iterable(int32_t loop, Node iterable);
+  int cuda_availability(Node condition) const;
+  void note_annotated_instance(Node id, Node parameter);
   void note_iterated_parameters(int32_t loop, const std::vector<std::string_view>& names);
   void on_for(Node n, int depth);
   void on_while(Node n, int depth);

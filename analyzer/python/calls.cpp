@@ -163,21 +163,28 @@ void Builder::note_instance_call(Node n, std::string_view callee, bool scalars) 
   pending_method_calls_.push_back({it->second, "forward", span(n), scope_, scalars});
 }
 
-// Arguments holding another call's result, for the linker (see ArgumentFlow).
+// Arguments holding another call's result, or a loader of this file, for the linker (see
+// ArgumentFlow, LoaderArgument).
 void Builder::note_flows(std::string_view callee, const Args& args) {
-  if (call_results_.empty()) return;
+  if (call_results_.empty() && loader_names_.empty()) return;
   auto source = [&](Node arg) -> const std::string* {
     if (!is(arg, s_.identifier)) return nullptr;
     auto it = call_results_.find(text(arg));
     return it == call_results_.end() ? nullptr : &it->second;
   };
+  auto loader = [&](Node arg) { return is(arg, s_.identifier) && loader_names_.count(text(arg)); };
   for (size_t i = 0; i < args.positional.size() && !args.list_splat; ++i) {
+    const auto position = static_cast<int32_t>(i);
     if (const std::string* from = source(args.positional[i]))
-      pending_flows_.push_back({std::string(callee), static_cast<int32_t>(i), {}, *from});
+      pending_flows_.push_back({std::string(callee), position, {}, *from});
+    if (loader(args.positional[i]))
+      pending_loader_arguments_.push_back({std::string(callee), position, {}});
   }
   for (const auto& [name, value] : args.keywords) {
     if (const std::string* from = source(value))
       pending_flows_.push_back({std::string(callee), -1, std::string(name), *from});
+    if (loader(value))
+      pending_loader_arguments_.push_back({std::string(callee), -1, std::string(name)});
   }
 }
 
@@ -391,6 +398,8 @@ void Builder::add_move(Node n, DeviceTarget target, std::string receiver, bool n
 void Builder::add_sync(Node n, SyncKind kind, std::string spelling) {
   // `raise ValueError(f"loss {loss.item()}")` reads the value once, as the run stops.
   if (in_raise_) return;
+  // Without CUDA there is no device to wait for.
+  if (host_only_ > 0) return;
   m_.syncs.push_back({kind, span(n), scope_, std::move(spelling), in_output_});
 }
 

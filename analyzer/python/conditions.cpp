@@ -24,8 +24,26 @@ bool Builder::is_tensor_condition(Node n, int depth) const {
     std::string_view t = text(n);
     if (t.find(" is ") != std::string_view::npos || t.find(" in ") != std::string_view::npos)
       return false;
+    // `x.dtype != dtype`, `x.device == device`: metadata the host holds, whatever the other side.
+    for (Node c = n.first_child(); !null(c); c = c.next_sibling()) {
+      if (!is(c, s_.attribute)) continue;
+      const std::string_view a = text(field(c, s_.f_attribute));
+      if (a == "dtype" || a == "device" || a == "is_cuda" || a == "requires_grad" || a == "ndim")
+        return false;
+    }
   }
   return is_tensor_expr(n);
+}
+
+// 1 for `torch.cuda.is_available()`, -1 for its negation, 0 for anything else.
+int Builder::cuda_availability(Node condition) const {
+  Node c = unparen(condition);
+  int sign = 1;
+  if (is(c, s_.not_operator)) {
+    c = unparen(field(c, s_.f_argument));
+    sign = -1;
+  }
+  return is(c, s_.call) && callee_name(c).ends_with("cuda.is_available") ? sign : 0;
 }
 
 void Builder::note_mask_index(Node subscript) {

@@ -227,6 +227,11 @@ void Builder::finish() {
     m_.argument_flows.push_back({callee->first, callee->second, flow.position, flow.keyword,
                                  source->first, source->second});
   }
+  for (const PendingLoaderArgument& argument : pending_loader_arguments_) {
+    if (auto callee = imported_target(argument.callee))
+      m_.loader_arguments.push_back(
+          {callee->first, callee->second, argument.position, argument.keyword});
+  }
   for (const auto& [callee, loop] : iterated_call_results_) {
     if (auto target = imported_target(callee))
       m_.imported_loaders.push_back({target->first, target->second, loop});

@@ -91,6 +91,8 @@ bool is_tensor_function(std::string_view dotted) {
       "device", "no_grad", "inference_mode",   "is_tensor", "manual_seed",       "save",
       "load",   "compile", "set_grad_enabled", "autocast",  "get_default_dtype", "numel"};
   std::string_view rest = dotted.substr(6);
+  // `torch.is_floating_point(t)` and the other predicates read metadata; `is_nonzero` a value.
+  if (rest.starts_with("is_") && rest != "is_nonzero") return false;
   return rest.find('.') == std::string_view::npos && !in(kNotTensors, rest);
 }
 

@@ -103,6 +103,7 @@ void Builder::on_function(Node n, int depth, uint8_t regions) {
       params.emplace(text(id));
       m_.functions[index].parameters.emplace_back(text(id));
       parameter_names_.emplace(text(id));
+      note_annotated_instance(id, p);
       // forward()'s inputs are tensors, except options with a literal default
       // (`return_attn=False`); `labels=None` is a tensor when given.
       Node fallback = field(p, s_.f_value);
@@ -133,6 +134,20 @@ void Builder::on_function(Node n, int depth, uint8_t regions) {
   loop_stack_.swap(saved_loops);
   in_forward_ = saved_forward;
   function_ = saved_function;
+}
+
+// `def gen(model: WaveRNN, ...)`: the parameter holds an instance of the class it is annotated
+// with, as a name given `WaveRNN(...)` does (its method calls run the class's methods).
+void Builder::note_annotated_instance(Node id, Node parameter) {
+  if (!is(parameter, s_.typed_parameter) && !is(parameter, s_.typed_default_parameter)) return;
+  Node type = field(parameter, s_.f_type);
+  Node named = null(type) ? Node{} : type.named_child(0);
+  if (!is(named, s_.identifier) && !is(named, s_.attribute)) return;
+  const std::string_view klass = dotted_view(named);
+  if (klass.empty() || !names_class(klass) || klass.starts_with("torch.") ||
+      klass.starts_with("nn."))
+    return;
+  call_results_[std::string(text(id))] = klass;
 }
 
 // ---- loops ---------------------------------------------------------------------------
@@ -210,6 +225,13 @@ void Builder::note_iterated_parameters(int32_t loop, const std::vector<std::stri
     auto at = std::find(f.parameters.begin(), f.parameters.end(), name);
     const auto position = static_cast<int32_t>(at - f.parameters.begin());
     m_.iterated_parameters.push_back({function_, position, loop});
+    // A caller elsewhere gives it a loader: the loop iterates that loader.
+    const auto& loaded = inbound_.loaded_parameters;
+    if (std::any_of(loaded.begin(), loaded.end(), [&](const LoadedParameter& p) {
+          return p.function == f.name &&
+                 (p.position >= 0 ? p.position == position : p.keyword == name);
+        }))
+      m_.loops[loop].iterates_loader = true;
   }
 }
 
@@ -363,9 +385,14 @@ void Builder::on_if(Node n, int depth) {
   m_.scopes[branch].guard = guard;
   if (!null(condition) && is_tensor_type_test(condition)) type_tested_.push_back(branch);
   bool cuda_branch = !null(condition) && is_cuda_condition(condition);
+  // `if torch.cuda.is_available(): ... else: ...`: which branches run only without CUDA.
+  const int availability = null(condition) ? 0 : cuda_availability(condition);
   cuda_branch_stack_.push_back(cuda_branch);
+  host_only_ += availability < 0;
   with_scope(branch, field(n, s_.f_consequence), depth);
+  host_only_ -= availability < 0;
   cuda_branch_stack_.pop_back();
+  host_only_ += availability > 0;
   // elif / else: the else of a rank guard is a rank branch too (other ranks, every step).
   for_each_child(n, [&](Node c) {
     if (is(c, s_.elif_clause) || is(c, s_.else_clause)) note_comments(c);
@@ -386,6 +413,7 @@ void Builder::on_if(Node n, int depth) {
       cuda_branch_stack_.pop_back();
     }
   });
+  host_only_ -= availability > 0;
 }
 
 bool Builder::is_cuda_condition(Node condition) const {

@@ -101,6 +101,7 @@ Symbols::Symbols(const TSLanguage* lang) {
   f_key = field("key");
   f_alias = field("alias");
   f_module_name = field("module_name");
+  f_type = field("type");
 }
 
 const Symbols& symbols() {
