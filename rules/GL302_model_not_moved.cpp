@@ -8,7 +8,10 @@ Flags a model that a training step loop calls, in a program that moves data to a
 model itself is never moved: no `.to(device)` / `.cuda()`, no `accelerator.prepare(...)`, no
 framework trainer that places it. A Python model that reaches the loop as a function parameter
 (or is bound from one: `self.model = model`) is placed by its caller, often in another module, so
-it stays silent here. In LibTorch C++ the model is a `torch::nn::Module` or a `ModuleHolder`
+it stays silent here; so are a network that a `nn.Module` subclass keeps (`self.network = ...` in
+its methods: it moves with the instance, which its owner places), a `copy.deepcopy(...)` (it is
+where its original is), and modules built after `torch.set_default_device("cuda")` or
+`torch.set_default_tensor_type(torch.cuda.FloatTensor)` (they start on the GPU). In LibTorch C++ the model is a `torch::nn::Module` or a `ModuleHolder`
 never sent through `->to(device)` / `.to(torch::kCUDA)`; one passed into the training function
 is judged by what the file's calls pass for it, and stays silent when no call in the file says.
 

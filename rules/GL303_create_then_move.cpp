@@ -9,7 +9,8 @@ Flags a fill factory (`torch.zeros`, `ones`, `empty`, `full`, `rand`, `randn`, `
 away with `.cuda()` or `.to(device)`. Data-carrying constructors (`torch.tensor`,
 `as_tensor`, `from_numpy`) copy either way and stay silent. The `*_like` factories
 (`zeros_like`, `ones_like`, `rand_like`, `randn_like`) fill on their input's device, so they
-count only when that input is not known to be on the device already.
+count only when that input is known to be on the host (a batch never moved, a tensor made
+there).
 
 ## Why is this bad
 The tensor is filled on the CPU, then copied over the link, instead of being filled on the

@@ -13,7 +13,11 @@ Models frozen with `requires_grad_(False)` (`net.eval().requires_grad_(False)`, 
 to such a chain) and never thawed in the file record no graph: a loop that calls only those is
 silent.
 Loops inside a module's `forward`, or in a method that `forward` calls on its own class (a
-rollout that builds the loss), are part of the forward pass and never step loops.
+rollout that builds the loss), are part of the forward pass and never step loops. So is a loop
+over environments or chunks in a function that then runs the backward or the optimizer step
+itself (`for x, y in minibatches: loss += f(net(x), y)`, then `loss.backward()`): it is the
+forward part of one training step. `torch.autograd.grad(loss, net.parameters())` is a backward
+pass, and a loop that reaches it trains.
 Reported at the loop header. In Python its fix (unsafe) wraps the loop in
 `with torch.no_grad():` and indents the loop's lines, not those of a string that runs over
 several; unsafe because an evaluation that wants gradients (input attributions, an adversarial

@@ -185,6 +185,7 @@ class Builder {
   bool in_raise_ = false;  // in a `raise` statement: runs once, on the way out
   int host_only_ = 0;      // in a branch taken only without CUDA (`else` of `cuda.is_available()`)
   bool reduced_module_ = false;      // a module of this file is cast to half or bfloat16
+  bool cuda_by_default_ = false;     // `torch.set_default_device("cuda")`: modules start there
   bool framework_built_ = false;     // an Accelerator, Fabric or Trainer is constructed here
   bool framework_backward_ = false;  // `accelerator.backward(loss)`, `fabric.backward(loss)`
   int call_depth_ = 0;

@@ -91,6 +91,14 @@ void Builder::on_call(Node n, int depth) {
     m_.events.push_back({StepEventKind::Backward, span(n), scope_, {}});
     add_api(ApiKind::GradScaler, n, callee);  // they scale the loss: no fp16 underflow
   }
+  // `torch.autograd.grad(loss, model.parameters())` runs the backward pass of a training step
+  // and hands back the gradients; taken with respect to inputs (`latents`: guidance, saliency)
+  // it trains nothing.
+  if (callee == "torch.autograd.grad" || callee == "autograd.grad") {
+    Node inputs = args.positional.size() > 1 ? args.positional[1] : keyword(args, "inputs");
+    if (!null(inputs) && (contains_text(inputs, "param") || contains_text(inputs, "weight")))
+      m_.events.push_back({StepEventKind::Backward, span(n), scope_, {}});
+  }
   if (tail == "Trainer" || tail == "Accelerator" || tail == "Fabric" ||
       trainer_classes_.count(tail)) {
     on_framework(n, tail, args);
@@ -191,6 +199,12 @@ void Builder::note_flows(std::string_view callee, const Args& args) {
 void Builder::on_api_call(Node n, const Callee& c, const Args& args) {
   const std::string_view callee = c.name, tail = c.tail, method = c.method;
   Node first = args.positional.empty() ? Node{} : args.positional.front();
+  // `torch.set_default_tensor_type(torch.cuda.BFloat16Tensor)`, `torch.set_default_device("cuda")`:
+  // the modules built afterwards hold their parameters on the GPU already.
+  if ((tail == "set_default_tensor_type" || tail == "set_default_device") && !null(first) &&
+      (contains_text(first, "cuda") || (tail == "set_default_device" && is_device_expr(first) &&
+                                        classify_device(first) != DeviceTarget::Cpu)))
+    cuda_by_default_ = true;
   if (tail == "DataParallel" || callee.ends_with("parallel.data_parallel")) {
     add_api(ApiKind::DataParallel, n, callee);
   }
@@ -576,10 +590,13 @@ void Builder::on_device_move(Node n, Node recv, const std::string& receiver, Dev
       fm.device = std::string(device);
       fm.scope = scope_;
       bool has_device = !null(fargs) && contains_text(fargs, "device=");
-      // `torch.zeros_like(t)` fills on t's device: with t already moved, nothing is copied.
-      if (factory.ends_with("_like") && !null(fargs) &&
-          on_device_names_.count(dotted(fargs.named_child(0)))) {
-        has_device = true;
+      // `torch.zeros_like(t)` fills on t's device: only a t known to be on the host is filled
+      // there and copied.
+      if (factory.ends_with("_like")) {
+        Node source = null(fargs) ? Node{} : unparen(fargs.named_child(0));
+        const bool on_host = !null(source) && (holds_host_batch(source) || made_on_host(source) ||
+                                               host_names_.count(dotted_view(source)));
+        if (!on_host) has_device = true;
       }
       if (!has_device) m_.factory_moves.push_back(std::move(fm));
     } else if (!is_tensor_function(factory) && !factory.empty()) {

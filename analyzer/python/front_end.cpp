@@ -299,7 +299,7 @@ void Builder::finish() {
     if (auto it = first_assignment_.find(name); it != first_assignment_.end())
       model.defined = it->second;
     model.moved = std::binary_search(m_.moved_models.begin(), m_.moved_models.end(), name) ||
-                  on_device_names_.count(name) > 0;
+                  on_device_names_.count(name) > 0 || cuda_by_default_;
     model.compiled = compiled_names_.count(name) > 0;
     model.passed_in = passed_in_names_.count(name) > 0 ||
                       (!first_assignment_.count(name) && parameter_names_.count(name) > 0);

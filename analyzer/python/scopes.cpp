@@ -61,10 +61,14 @@ void Builder::on_class(Node n, int depth) {
   class_name_ = null(name) ? std::string_view{} : text(name);
   class_bases_ = null(bases) ? "" : std::string(text(bases));
   if (class_bases_.find("Trainer") != std::string::npos) trainer_classes_.emplace(class_name_);
-  if (class_bases_.find("Module") != std::string::npos ||
-      class_bases_.find("Sequential") != std::string::npos) {
-    module_classes_.emplace(class_name_);
+  bool module = class_bases_.find("Module") != std::string::npos ||
+                class_bases_.find("Sequential") != std::string::npos;
+  // `class ERM(Algorithm)` where `class Algorithm(torch.nn.Module)` came before.
+  if (!module && !null(bases) && !module_classes_.empty()) {
+    for_each_child(bases,
+                   [&](Node b) { module = module || module_classes_.count(dotted_view(b)); });
   }
+  if (module) module_classes_.emplace(class_name_);
   with_scope(new_scope(ScopeKind::Class), field(n, s_.f_body), depth);
   class_name_ = saved_name;
   class_bases_ = saved_bases;

@@ -109,6 +109,10 @@ void Builder::on_assignment(Node n, int depth) {
   if (names.empty()) return;
   const std::string_view name = names.front();
   const bool single = names.size() == 1;
+  // `self.network = nn.Sequential(...)` in a module's method: the network moves with the
+  // instance, which whoever owns it places (`algorithm.to(device)` in another file).
+  if (single && name.starts_with("self.") && module_classes_.count(class_name_))
+    passed_in_names_.add(name);
   if (single && function_ >= 0 && !pending_accumulations_.empty()) note_derived(name, value);
 
   // Loop-carried facts: bound names, and batches moved or not on their way to the model.
@@ -255,6 +259,8 @@ void Builder::on_assignment(Node n, int depth) {
     }
     if (single && (module_classes_.count(callee) || is_module_constructor(callee)))
       module_names_.add(name);
+    // `inner = copy.deepcopy(self.network)`: the copy is wherever the original is.
+    if (single && tail == "deepcopy") passed_in_names_.add(name);
     if (callee == "wandb.init") tracker_runs_.add(name);  // `run.log(...)` is wandb.log
     if (tail == "Event" || tail == "Stream" || tail == "current_stream" ||
         tail == "default_stream") {
