@@ -72,7 +72,7 @@ Links links_of(const SourceFile& file, const StepModel& model) {
     links.calls.push_back({call.module, std::move(caller)});
   }
   links.argument_flows = model.argument_flows;
-  links.loader_arguments = model.loader_arguments;
+  links.handed_arguments = model.handed_arguments;
   links.training_functions = model.training_functions;
   links.device_functions = model.device_functions;
   links.device_calls = model.device_calls;
@@ -126,8 +126,9 @@ std::string inbound_key(const Inbound& inbound) {
   }
   for (const std::string& f : inbound.loader_functions) key.append(f).push_back(',');
   key.push_back('|');
-  for (const LoadedParameter& p : inbound.loaded_parameters) {
+  for (const HandedParameter& p : inbound.handed_parameters) {
     key.append(p.function).append(":").append(std::to_string(p.position));
+    key.append(p.what == Handed::Model ? ":model" : ":loader");
     key.append(":").append(p.keyword).push_back(',');
   }
   key.push_back('|');
@@ -381,7 +382,7 @@ void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome
   for (int round = 0; round < kMaxRounds; ++round) {
     std::vector<std::map<std::string, ExternalCaller>> callers(paths.size());
     std::vector<std::set<std::string>> loaders(paths.size());
-    std::vector<std::set<LoadedParameter>> loaded(paths.size());
+    std::vector<std::set<HandedParameter>> handed(paths.size());
     std::vector<uint8_t> cuda(paths.size(), 0);
     std::vector<std::map<std::string, int64_t>> constants(paths.size());
     std::vector<std::set<uint32_t>> training_calls(paths.size());
@@ -440,11 +441,11 @@ void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome
         cuda[source] |= outcomes[from].links.cuda || outcomes[to].links.cuda;
       }
       // `gen_samples(model, test_loader)`: the callee's loop over that parameter iterates a
-      // loader, and its batches go where the caller's work runs.
-      for (const LoaderArgument& argument : outcomes[from].links.loader_arguments) {
+      // loader, the model it calls is the caller's, and its work runs where the caller's does.
+      for (const HandedArgument& argument : outcomes[from].links.handed_arguments) {
         const int32_t to = index.resolve(paths[from], argument.callee_module);
         if (to < 0 || static_cast<size_t>(to) == from) continue;
-        loaded[to].insert({argument.callee, argument.position, argument.keyword});
+        handed[to].insert({argument.callee, argument.position, argument.keyword, argument.what});
         cuda[to] |= outcomes[from].links.cuda;
       }
       for (const Links::LoaderUse& use : outcomes[from].links.loader_uses) {
@@ -459,7 +460,7 @@ void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome
       Inbound next;
       for (auto& [key, caller] : callers[i]) next.callers.push_back(std::move(caller));
       next.loader_functions.assign(loaders[i].begin(), loaders[i].end());
-      next.loaded_parameters.assign(loaded[i].begin(), loaded[i].end());
+      next.handed_parameters.assign(handed[i].begin(), handed[i].end());
       next.cuda = cuda[i] != 0;
       next.constants.assign(constants[i].begin(), constants[i].end());
       next.training_calls.assign(training_calls[i].begin(), training_calls[i].end());

@@ -38,7 +38,7 @@ struct Links {
   std::vector<LoaderUse> loader_uses;  // imported functions whose result a step loop iterates
   std::vector<LoaderParameter> loader_parameters;
   std::vector<ArgumentFlow> argument_flows;        // imported results handed to imported functions
-  std::vector<LoaderArgument> loader_arguments;    // its loaders handed to imported functions
+  std::vector<HandedArgument> handed_arguments;    // its loaders and models handed to them
   bool cuda = false;                               // the file runs on a CUDA device
   std::vector<ImportedConstant> wanted_constants;  // other modules' constants it reads
   std::vector<std::pair<std::string, int64_t>> constants;  // its own, for the files that import it

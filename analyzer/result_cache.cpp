@@ -134,9 +134,11 @@ std::string encode(const FileOutcome& outcome) {
     parameters.push_back({p.function, p.position, p.name});
   for (const ArgumentFlow& f : outcome.links.argument_flows)
     flows.push_back({f.callee_module, f.callee, f.position, f.keyword, f.source_module, f.source});
-  json loader_arguments = json::array();
-  for (const LoaderArgument& a : outcome.links.loader_arguments)
-    loader_arguments.push_back({a.callee_module, a.callee, a.position, a.keyword});
+  json handed_arguments = json::array();
+  for (const HandedArgument& a : outcome.links.handed_arguments) {
+    handed_arguments.push_back(
+        {a.callee_module, a.callee, a.position, a.keyword, static_cast<int>(a.what)});
+  }
   json device_calls = json::array(), collate_calls = json::array();
   for (const ImportedConstant& c : outcome.links.device_calls)
     device_calls.push_back({c.module, c.symbol, c.local});
@@ -145,7 +147,7 @@ std::string encode(const FileOutcome& outcome) {
   const std::vector<uint8_t> bytes = json::to_msgpack(
       json{diagnostics, calls, loaders, outcome.links.cuda, wanted, constants, parameters, flows,
            outcome.links.training_functions, outcome.links.device_functions, device_calls,
-           outcome.links.unwrapping_functions, collate_calls, loader_arguments});
+           outcome.links.unwrapping_functions, collate_calls, handed_arguments});
   return std::string(bytes.begin(), bytes.end());
 }
 
@@ -172,12 +174,13 @@ FileOutcome decode(const std::string& bytes) {
   outcome.links.unwrapping_functions = j.at(11).get<std::vector<std::string>>();
   for (const json& c : j.at(12)) outcome.links.collate_calls.push_back({c.at(0), c.at(1), c.at(2)});
   for (const json& a : j.at(13)) {
-    outcome.links.loader_arguments.push_back({a.at(0), a.at(1), a.at(2).get<int32_t>(), a.at(3)});
+    outcome.links.handed_arguments.push_back({a.at(0), a.at(1), a.at(2).get<int32_t>(), a.at(3),
+                                              static_cast<Handed>(a.at(4).get<int>())});
   }
   return outcome;
 }
 
-constexpr std::string_view kMagic = "gpulint-cache-7";
+constexpr std::string_view kMagic = "gpulint-cache-8";
 
 }  // namespace
 

@@ -115,22 +115,30 @@ struct ArgumentFlow {
   friend bool operator==(const ArgumentFlow&, const ArgumentFlow&) = default;
 };
 
-// A loader of this file handed to an imported function: `gen_samples(model, test_loader)`. A
-// loop of the callee over that parameter iterates a loader; the linker tells the callee's file.
-struct LoaderArgument {
+// What a caller hands an imported function that the callee's own file cannot see.
+enum class Handed : uint8_t { Loader, Model };
+
+// A loader or the model of this file handed to an imported function:
+// `gen_samples(model, test_loader)`. A loop of the callee over a loader parameter iterates a
+// loader, and a model parameter is the model, placed by the caller; the linker tells the
+// callee's file.
+struct HandedArgument {
   std::string callee_module;  // as imported here
   std::string callee;
   int32_t position = -1;  // positional index, or -1 for a keyword argument
   std::string keyword;
+  Handed what = Handed::Loader;
 };
 
-// A parameter of a module-level function of this file that a caller elsewhere gives a loader.
-struct LoadedParameter {
+// A parameter of a module-level function of this file that a caller elsewhere gives a loader
+// or its model.
+struct HandedParameter {
   std::string function;
   int32_t position = -1;  // -1 when given by keyword
   std::string keyword;
+  Handed what = Handed::Loader;
 
-  friend auto operator<=>(const LoadedParameter&, const LoadedParameter&) = default;
+  friend auto operator<=>(const HandedParameter&, const HandedParameter&) = default;
 };
 
 // A loader option read from another module (`batch_size=config.BATCH_SIZE`) that this file
@@ -168,7 +176,7 @@ struct Inbound {
   // Callees as spelt here that return the first item of what they are called on, sorted.
   std::vector<std::string> unwrapping_functions;
   std::vector<std::string> loader_functions;       // their returned loader feeds a step loop
-  std::vector<LoadedParameter> loaded_parameters;  // sorted
+  std::vector<HandedParameter> handed_parameters;  // sorted
   bool cuda = false;                               // one of those files runs on a CUDA device
   // Constants of other modules this file reads, by their spelling here.
   std::vector<std::pair<std::string, int64_t>> constants;
@@ -513,7 +521,7 @@ class StepModel {
   std::vector<ImportedConstant> collate_calls;
   std::vector<IteratedParameter> iterated_parameters;
   std::vector<ArgumentFlow> argument_flows;
-  std::vector<LoaderArgument> loader_arguments;
+  std::vector<HandedArgument> handed_arguments;
   std::vector<std::pair<std::string, int64_t>> constants;  // module-level NAME = integer
   std::vector<ExternalCaller> external_callers;            // resolved; their `index` is valid
   bool cuda_elsewhere = false;  // a CUDA file of the run runs this one's step code or loaders

@@ -101,11 +101,14 @@ struct PendingFlow {
   std::string source;
 };
 
-// `gen_samples(model, test_loader)`: a loader of this file handed to a function, maybe imported.
-struct PendingLoaderArgument {
+// `gen_samples(model, test_loader)`: a loader or a model handed to a function, maybe imported
+// (a model: if the name is still one, and no loss, once the whole file is read).
+struct PendingArgument {
   std::string callee;
   int32_t position;
   std::string keyword;
+  Handed what;
+  std::string name;
 };
 
 // `logger.update(...)` with `logger = MetricLogger(...)`: a method of a class, maybe imported.
@@ -255,7 +258,7 @@ class Builder {
   std::vector<PendingCall> pending_dotted_calls_;  // `engine.step(...)`: maybe an imported module
   std::vector<PendingMethodCall> pending_method_calls_;
   std::vector<PendingFlow> pending_flows_;
-  std::vector<PendingLoaderArgument> pending_loader_arguments_;
+  std::vector<PendingArgument> pending_arguments_;
   // Judged where they stand, as names then hold: `float(t)` of a tensor, `t.unique()`, `t[mask]`.
   std::vector<PendingConvert> tensor_converts_;
   std::vector<PendingInput> pending_inputs_;
@@ -357,6 +360,7 @@ class Builder {
   void note_iterable(int32_t loop, Node iterable);
   int cuda_availability(Node condition) const;
   void note_annotated_instance(Node id, Node parameter);
+  void note_handed_models(int32_t function);
   void note_iterated_parameters(int32_t loop, const std::vector<std::string_view>& names);
   void on_for(Node n, int depth);
   void on_while(Node n, int depth);

@@ -269,6 +269,9 @@ Guard Builder::classify_guard(Node condition) {
       t.find('<') != std::string_view::npos || t.find('>') != std::string_view::npos ||
       t.find('(') != std::string_view::npos || t.find("not ") != std::string_view::npos;
   if (counter && interval_op) return Guard::Interval;
+  // `if int(os.environ.get("RANK", 0)) == 0:`: the rank read from the launcher's environment.
+  if (!rank && t.find("environ") != std::string_view::npos)
+    rank = t.find("RANK\"") != std::string_view::npos || t.find("RANK'") != std::string_view::npos;
   if (rank) return Guard::Rank;
   return Guard::Data;
 }

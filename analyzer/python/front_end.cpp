@@ -227,10 +227,11 @@ void Builder::finish() {
     m_.argument_flows.push_back({callee->first, callee->second, flow.position, flow.keyword,
                                  source->first, source->second});
   }
-  for (const PendingLoaderArgument& argument : pending_loader_arguments_) {
+  for (const PendingArgument& argument : pending_arguments_) {
+    if (argument.what == Handed::Model && loss_names_.count(argument.name)) continue;
     if (auto callee = imported_target(argument.callee))
-      m_.loader_arguments.push_back(
-          {callee->first, callee->second, argument.position, argument.keyword});
+      m_.handed_arguments.push_back(
+          {callee->first, callee->second, argument.position, argument.keyword, argument.what});
   }
   for (const auto& [callee, loop] : iterated_call_results_) {
     if (auto target = imported_target(callee))

@@ -121,6 +121,7 @@ void Builder::on_function(Node n, int depth, uint8_t regions) {
     if (f.per_step_hook && is_lightning_hook(f.name) && list.size() > 1 && list[0] == "self")
       tensor_names_.insert(list[1]);
   }
+  if (!method && m_.scopes[scope_].kind == ScopeKind::Module) note_handed_models(index);
   for (const std::string& p : params) {
     if (looks_like_device(p) && !device_names_.count(p))
       device_names_[p] = {DeviceTarget::MaybeCuda};
@@ -152,6 +153,21 @@ void Builder::note_annotated_instance(Node id, Node parameter) {
       klass.starts_with("nn."))
     return;
   call_results_[std::string(text(id))] = klass;
+}
+
+// `def sample(x, model, ...)` that a caller elsewhere hands its model: the parameter is that
+// model, placed by the caller.
+void Builder::note_handed_models(int32_t function) {
+  const Function& f = m_.functions[function];
+  for (const HandedParameter& p : inbound_.handed_parameters) {
+    if (p.what != Handed::Model || p.function != f.name) continue;
+    for (size_t i = 0; i < f.parameters.size(); ++i) {
+      const std::string& name = f.parameters[i];
+      if (p.position >= 0 ? p.position != static_cast<int32_t>(i) : p.keyword != name) continue;
+      model_names_.add(name);
+      passed_in_names_.add(name);
+    }
+  }
 }
 
 // ---- loops ---------------------------------------------------------------------------
@@ -230,9 +246,9 @@ void Builder::note_iterated_parameters(int32_t loop, const std::vector<std::stri
     const auto position = static_cast<int32_t>(at - f.parameters.begin());
     m_.iterated_parameters.push_back({function_, position, loop});
     // A caller elsewhere gives it a loader: the loop iterates that loader.
-    const auto& loaded = inbound_.loaded_parameters;
-    if (std::any_of(loaded.begin(), loaded.end(), [&](const LoadedParameter& p) {
-          return p.function == f.name &&
+    const auto& handed = inbound_.handed_parameters;
+    if (std::any_of(handed.begin(), handed.end(), [&](const HandedParameter& p) {
+          return p.what == Handed::Loader && p.function == f.name &&
                  (p.position >= 0 ? p.position == position : p.keyword == name);
         }))
       m_.loops[loop].iterates_loader = true;
