@@ -11,9 +11,10 @@ framework trainer that places it. A Python model that reaches the loop as a func
 it stays silent here; so are a network that a `nn.Module` subclass keeps (`self.network = ...` in
 its methods: it moves with the instance, which its owner places), a `copy.deepcopy(...)` (it is
 where its original is), and modules built after `torch.set_default_device("cuda")` or
-`torch.set_default_tensor_type(torch.cuda.FloatTensor)` (they start on the GPU). In LibTorch C++ the model is a `torch::nn::Module` or a `ModuleHolder`
-never sent through `->to(device)` / `.to(torch::kCUDA)`; one passed into the training function
-is judged by what the file's calls pass for it, and stays silent when no call in the file says.
+`torch.set_default_tensor_type(torch.cuda.FloatTensor)` (they start on the GPU). In LibTorch
+C++ the model is a `torch::nn::Module` or a `ModuleHolder` never sent through `->to(device)` /
+`.to(torch::kCUDA)`; one passed into the training function is judged by what the file's calls
+pass for it, and stays silent when no call in the file says.
 
 ## Why is this bad
 The parameters stay in host memory. Either the first step fails with a device-mismatch error,

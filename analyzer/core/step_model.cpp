@@ -114,9 +114,9 @@ void StepModel::classify() {
   for (size_t i = 0; i < loops.size(); ++i) {
     Loop& loop = loops[i];
     if (loop.never_step || !(loop_event[i] || loop.iterates_loader)) continue;
-    // A loop over environments, tasks or chunks in a function that then runs the backward
-    // itself (`for x, y in minibatches: loss += f(model(x), y)`, then `loss.backward()`) is the
-    // forward part of one training step, not a step loop of its own.
+    // A loop over environments, tasks or chunks in a function that then runs the backward or
+    // the optimizer step itself (`for x, y in minibatches: loss += f(model(x), y)`, then
+    // `loss.backward()`) is the forward part of one training step, not a step loop of its own.
     if (!loop_backward[i] && !loop.iterates_loader && loop.function >= 0 &&
         function_facts_[loop.function].direct_backward)
       continue;

@@ -102,7 +102,7 @@ struct PendingFlow {
 };
 
 // `gen_samples(model, test_loader)`: a loader or a model handed to a function, maybe imported
-// (a model: if the name is still one, and no loss, once the whole file is read).
+// (a model unless, once the whole file is read, the name turns out to hold a loss).
 struct PendingArgument {
   std::string callee;
   int32_t position;
