@@ -1,4 +1,5 @@
-// Imports, and the modules and functions a name reaches through them.
+// Imports, and the modules and functions a name reaches through them; and what a call hands
+// the functions of other modules (a call's result, a loader, the model), for the linker.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -71,6 +72,36 @@ std::optional<std::pair<std::string, std::string>> Builder::imported_target(
   const size_t last = callee.rfind('.');
   if (last > dot) module += callee.substr(dot, last - dot);
   return std::make_pair(std::move(module), std::string(callee.substr(last + 1)));
+}
+
+// Arguments holding another call's result, a loader of this file or its model, for the linker
+// (see ArgumentFlow, HandedArgument).
+void Builder::note_flows(std::string_view callee, const Args& args) {
+  if (call_results_.empty() && loader_names_.empty() && model_names_.empty()) return;
+  auto source = [&](Node arg) -> const std::string* {
+    if (!is(arg, s_.identifier)) return nullptr;
+    auto it = call_results_.find(text(arg));
+    return it == call_results_.end() ? nullptr : &it->second;
+  };
+  auto hand = [&](Node arg, int32_t position, std::string_view keyword) {
+    if (!is(arg, s_.identifier)) return;
+    const std::string_view name = text(arg);
+    const bool loader = loader_names_.count(name) > 0;
+    if (!loader && !model_names_.count(name)) return;
+    pending_arguments_.push_back({std::string(callee), position, std::string(keyword),
+                                  loader ? Handed::Loader : Handed::Model, std::string(name)});
+  };
+  for (size_t i = 0; i < args.positional.size() && !args.list_splat; ++i) {
+    const auto position = static_cast<int32_t>(i);
+    if (const std::string* from = source(args.positional[i]))
+      pending_flows_.push_back({std::string(callee), position, {}, *from});
+    hand(args.positional[i], position, {});
+  }
+  for (const auto& [name, value] : args.keywords) {
+    if (const std::string* from = source(value))
+      pending_flows_.push_back({std::string(callee), -1, std::string(name), *from});
+    hand(value, -1, name);
+  }
 }
 
 }  // namespace gpulint::python
