@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analyzer/core/diagnostic.h"
@@ -137,6 +138,11 @@ struct HandedParameter {
   int32_t position = -1;  // -1 when given by keyword
   std::string keyword;
   Handed what = Handed::Loader;
+
+  // Whether it names the parameter at `index` of the function's list, called `name`.
+  bool matches(int32_t index, std::string_view name) const {
+    return position >= 0 ? position == index : keyword == name;
+  }
 
   friend auto operator<=>(const HandedParameter&, const HandedParameter&) = default;
 };

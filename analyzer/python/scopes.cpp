@@ -163,7 +163,7 @@ void Builder::note_handed_models(int32_t function) {
     if (p.what != Handed::Model || p.function != f.name) continue;
     for (size_t i = 0; i < f.parameters.size(); ++i) {
       const std::string& name = f.parameters[i];
-      if (p.position >= 0 ? p.position != static_cast<int32_t>(i) : p.keyword != name) continue;
+      if (!p.matches(static_cast<int32_t>(i), name)) continue;
       model_names_.add(name);
       passed_in_names_.add(name);
     }
@@ -248,8 +248,7 @@ void Builder::note_iterated_parameters(int32_t loop, const std::vector<std::stri
     // A caller elsewhere gives it a loader: the loop iterates that loader.
     const auto& handed = inbound_.handed_parameters;
     if (std::any_of(handed.begin(), handed.end(), [&](const HandedParameter& p) {
-          return p.what == Handed::Loader && p.function == f.name &&
-                 (p.position >= 0 ? p.position == position : p.keyword == name);
+          return p.what == Handed::Loader && p.function == f.name && p.matches(position, name);
         }))
       m_.loops[loop].iterates_loader = true;
   }
