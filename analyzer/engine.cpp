@@ -71,6 +71,8 @@ Links links_of(const SourceFile& file, const StepModel& model) {
     caller.scalar_arguments = call.scalar_arguments;
     links.calls.push_back({call.module, std::move(caller)});
   }
+  for (const ImportedCall& call : model.probe_calls)
+    links.probes.push_back({call.module, call.symbol, call.span.begin});
   links.argument_flows = model.argument_flows;
   links.handed_arguments = model.handed_arguments;
   links.training_functions = model.training_functions;
@@ -402,6 +404,12 @@ void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome
         cuda[to] |= outcomes[from].links.cuda;
         if (offers(outcomes[to].links.training_functions, call.caller.function))
           training_calls[from].insert(at.span.begin);
+      }
+      for (const Links::Probe& probe : outcomes[from].links.probes) {
+        const int32_t to = index.resolve(paths[from], probe.module);
+        if (to < 0 || static_cast<size_t>(to) == from) continue;
+        if (offers(outcomes[to].links.training_functions, probe.function))
+          training_calls[from].insert(probe.at);
       }
       for (const ImportedConstant& call : outcomes[from].links.device_calls) {
         const int32_t to = index.resolve(paths[from], call.module);

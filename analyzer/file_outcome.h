@@ -34,7 +34,15 @@ struct Links {
     int32_t position = -1;
     std::string name;
   };
+  // A call of an imported function outside any known step loop (by offset): if the callee
+  // reaches a backward, the call is a step event here, and its loop may be a step loop.
+  struct Probe {
+    std::string module;
+    std::string function;
+    uint32_t at = 0;
+  };
   std::vector<Call> calls;             // per-step calls of imported functions
+  std::vector<Probe> probes;
   std::vector<LoaderUse> loader_uses;  // imported functions whose result a step loop iterates
   std::vector<LoaderParameter> loader_parameters;
   std::vector<ArgumentFlow> argument_flows;        // imported results handed to imported functions

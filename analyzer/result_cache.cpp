@@ -139,7 +139,8 @@ std::string encode(const FileOutcome& outcome) {
     handed_arguments.push_back(
         {a.callee_module, a.callee, a.position, a.keyword, static_cast<int>(a.what)});
   }
-  json device_calls = json::array(), collate_calls = json::array();
+  json device_calls = json::array(), collate_calls = json::array(), probes = json::array();
+  for (const Links::Probe& p : outcome.links.probes) probes.push_back({p.module, p.function, p.at});
   for (const ImportedConstant& c : outcome.links.device_calls)
     device_calls.push_back({c.module, c.symbol, c.local});
   for (const ImportedConstant& c : outcome.links.collate_calls)
@@ -147,7 +148,7 @@ std::string encode(const FileOutcome& outcome) {
   const std::vector<uint8_t> bytes = json::to_msgpack(
       json{diagnostics, calls, loaders, outcome.links.cuda, wanted, constants, parameters, flows,
            outcome.links.training_functions, outcome.links.device_functions, device_calls,
-           outcome.links.unwrapping_functions, collate_calls, handed_arguments});
+           outcome.links.unwrapping_functions, collate_calls, handed_arguments, probes});
   return std::string(bytes.begin(), bytes.end());
 }
 
@@ -177,10 +178,12 @@ FileOutcome decode(const std::string& bytes) {
     outcome.links.handed_arguments.push_back({a.at(0), a.at(1), a.at(2).get<int32_t>(), a.at(3),
                                               static_cast<Handed>(a.at(4).get<int>())});
   }
+  for (const json& p : j.at(14))
+    outcome.links.probes.push_back({p.at(0), p.at(1), p.at(2).get<uint32_t>()});
   return outcome;
 }
 
-constexpr std::string_view kMagic = "gpulint-cache-8";
+constexpr std::string_view kMagic = "gpulint-cache-9";
 
 }  // namespace
 

@@ -301,21 +301,32 @@ bool StepModel::loader_in_training_file(const Loader& loader) const {
   return !loader.read_once;
 }
 
+// A training loop is innermost unless another runs inside it, in its body or in a function
+// its body calls (`while: run_step()` where `run_step` loops over micro-batches).
 std::vector<int32_t> StepModel::innermost_training_loops() const {
-  std::vector<int32_t> out;
-  for (size_t i = 0; i < loops.size(); ++i) {
-    if (loops[i].kind != LoopKind::Training) continue;
-    bool has_inner = false;
-    for (size_t j = 0; j < loops.size() && !has_inner; ++j) {
-      if (j == i || loops[j].kind != LoopKind::Training) continue;
-      for (ScopeId s = scopes[loops[j].scope].parent; s != kNoScope; s = scopes[s].parent) {
-        if (s == loops[i].scope) {
-          has_inner = true;
-          break;
-        }
+  std::vector<uint8_t> has_inner(loops.size(), 0), seen(functions.size(), 0);
+  std::vector<ScopeId> pending;
+  for (size_t j = 0; j < loops.size(); ++j) {
+    if (loops[j].kind != LoopKind::Training) continue;
+    std::fill(seen.begin(), seen.end(), 0);
+    pending.assign(1, scopes[loops[j].scope].parent);
+    while (!pending.empty()) {
+      ScopeId s = pending.back();
+      pending.pop_back();
+      for (; s != kNoScope; s = scopes[s].parent) {
+        if (scopes[s].kind == ScopeKind::Loop) has_inner[scopes[s].index] = 1;
+        if (scopes[s].kind != ScopeKind::Function) continue;
+        const int32_t f = scopes[s].index;
+        if (seen[f]) break;
+        seen[f] = 1;
+        for (int32_t call : calls_of_[f]) pending.push_back(calls[call].scope);
+        break;
       }
     }
-    if (!has_inner) out.push_back(static_cast<int32_t>(i));
+  }
+  std::vector<int32_t> out;
+  for (size_t i = 0; i < loops.size(); ++i) {
+    if (loops[i].kind == LoopKind::Training && !has_inner[i]) out.push_back(static_cast<int32_t>(i));
   }
   return out;
 }

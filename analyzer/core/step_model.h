@@ -508,7 +508,8 @@ class StepModel {
   std::vector<Model> models;
   std::vector<CpuTorchPin> cpu_torch_pins;
   std::vector<Import> imports;
-  std::vector<ImportedCall> imported_calls;
+  std::vector<ImportedCall> imported_calls;  // made per step
+  std::vector<ImportedCall> probe_calls;     // the others (Links::Probe)
   std::vector<ImportedLoader> imported_loaders;
   std::vector<ImportedConstant> imported_constants;
   // What this file offers the files that import it: its functions (`f`, `Class.method`) that

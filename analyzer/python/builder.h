@@ -423,6 +423,8 @@ class Builder {
   void judge_parameter_conditions();
   void note_precision_setting(Node pair);
   bool is_tensor_type_test(Node condition) const;
+  // `isinstance(sampler, LossAwareSampler)`: the name and the class it is known to hold.
+  std::pair<std::string_view, std::string_view> narrowed_instance(Node condition) const;
   bool is_scalar_expr(Node n, int depth = 0) const;
   bool only_scalars(const Args& args) const;
   void drop_syncs_no_caller_reaches();

@@ -166,6 +166,19 @@ bool Builder::is_tensor_type_test(Node condition) const {
   });
 }
 
+std::pair<std::string_view, std::string_view> Builder::narrowed_instance(Node condition) const {
+  condition = unparen(condition);
+  if (!is(condition, s_.call) || callee_name(condition) != "isinstance") return {};
+  Node args = field(condition, s_.f_arguments);
+  if (null(args) || args.named_child_count() != 2) return {};
+  const std::string_view name = dotted_view(args.named_child(0));
+  const std::string_view klass = dotted_view(args.named_child(1));
+  if (name.empty() || !names_class(klass) || klass.starts_with("torch.") ||
+      klass.starts_with("nn."))
+    return {};
+  return {name, klass};
+}
+
 // A value known never to be a tensor: a literal, a name last given one, a step counter, a
 // number read off a tensor (`.item()`, `float(...)`), a length, a clock reading, an optimizer's
 // learning rate (`optimizer.param_groups[0]["lr"]`), and arithmetic of these.

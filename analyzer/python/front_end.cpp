@@ -333,10 +333,17 @@ void Builder::finish() {
   m_.unwrapping_functions.assign(unwrapping_functions_.begin(), unwrapping_functions_.end());
   std::sort(m_.unwrapping_functions.begin(), m_.unwrapping_functions.end());
   // Only a call made per step makes the function it calls per step (the engine links no
-  // other), so only those are resolved against the imports.
+  // other). The rest are offered as probes: one that reaches a backward is a step event, and
+  // may make its loop a step loop (`run_step()` calling `trainer.optimize()`).
   for (const MaybeImported& call : maybe_imported) {
-    if (!m_.step_context(call.scope).per_step()) continue;
     auto target = imported_target(call.callee);
+    if (!m_.step_context(call.scope).per_step()) {
+      if (!target) continue;
+      if (!call.method.empty()) target->second.append(".").append(call.method);
+      m_.probe_calls.push_back({std::move(target->first), std::move(target->second), call.span,
+                                call.scope, call.scalar_arguments});
+      continue;
+    }
     if (!target) {
       // A plain name from no import of its own may come from a `from m import *`: offered to
       // each such module, the engine links it where the name is defined.

@@ -408,7 +408,19 @@ void Builder::on_if(Node n, int depth) {
   const int availability = null(condition) ? 0 : cuda_availability(condition);
   cuda_branch_stack_.push_back(cuda_branch);
   host_only_ += availability < 0;
+  // Under `if isinstance(x, C):`, `x.method()` is C's method, wherever C is defined.
+  const auto [narrowed, klass] = null(condition) ? std::pair<std::string_view, std::string_view>{}
+                                                 : narrowed_instance(condition);
+  std::optional<std::string> before;
+  if (!narrowed.empty()) {
+    if (auto it = call_results_.find(narrowed); it != call_results_.end()) before = it->second;
+    call_results_[std::string(narrowed)] = klass;
+  }
   with_scope(branch, field(n, s_.f_consequence), depth);
+  if (!narrowed.empty()) {
+    if (before) call_results_[std::string(narrowed)] = std::move(*before);
+    else call_results_.remove(narrowed);
+  }
   host_only_ -= availability < 0;
   cuda_branch_stack_.pop_back();
   host_only_ += availability > 0;
