@@ -41,7 +41,7 @@ struct Links {
     std::string function;
     uint32_t at = 0;
   };
-  std::vector<Call> calls;             // per-step calls of imported functions
+  std::vector<Call> calls;  // per-step calls of imported functions
   std::vector<Probe> probes;
   std::vector<LoaderUse> loader_uses;  // imported functions whose result a step loop iterates
   std::vector<LoaderParameter> loader_parameters;

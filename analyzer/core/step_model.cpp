@@ -326,7 +326,8 @@ std::vector<int32_t> StepModel::innermost_training_loops() const {
   }
   std::vector<int32_t> out;
   for (size_t i = 0; i < loops.size(); ++i) {
-    if (loops[i].kind == LoopKind::Training && !has_inner[i]) out.push_back(static_cast<int32_t>(i));
+    if (loops[i].kind == LoopKind::Training && !has_inner[i])
+      out.push_back(static_cast<int32_t>(i));
   }
   return out;
 }

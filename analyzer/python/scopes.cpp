@@ -418,8 +418,10 @@ void Builder::on_if(Node n, int depth) {
   }
   with_scope(branch, field(n, s_.f_consequence), depth);
   if (!narrowed.empty()) {
-    if (before) call_results_[std::string(narrowed)] = std::move(*before);
-    else call_results_.remove(narrowed);
+    if (before)
+      call_results_[std::string(narrowed)] = std::move(*before);
+    else
+      call_results_.remove(narrowed);
   }
   host_only_ -= availability < 0;
   cuda_branch_stack_.pop_back();
