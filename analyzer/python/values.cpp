@@ -198,8 +198,10 @@ void Builder::on_assignment(Node n, int depth) {
   }
   if (contains_text(value, "autocast")) autocast_names_.add(name);
 
-  if (!is(value, s_.call)) {
+  if (!is(value, s_.call) && unconditional) {
     // `meter = None` after `meter = Meter()`: the name no longer holds what the call returned.
+    // In a branch it is one of the values it may hold (`decoder = checkpoint["decoder"]` in
+    // the else of `decoder = Decoder(...)`).
     for (std::string_view t : names) call_results_.remove(t);
   }
   if (is(value, s_.call)) {
