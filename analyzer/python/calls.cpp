@@ -126,7 +126,9 @@ void Builder::on_call(Node n, int depth) {
   if (!callee.empty() && (callee.find('.') == std::string::npos || self_call)) {
     std::vector<std::string_view> read;
     const bool loop_data = has_loop_data(args, read);
-    const std::string_view klass = self_call ? class_name_ : std::string_view{};
+    // `self(x)` in a method runs the class's own forward.
+    const std::string_view klass =
+        self_call || callee == "self" ? class_name_ : std::string_view{};
     pending_calls_.push_back({callee, klass, span(n), scope_, loop_data, scalars});
     // Only calls of this file's functions matter (judge_parameter_conditions): defined above
     // the call, as helpers are, or methods (`self.clip(loss)`), which may come later.

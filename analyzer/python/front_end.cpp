@@ -129,6 +129,10 @@ void Builder::on_comment(Node n) {
 
 // The function of this file a call names (`helper`, or `self.method` in class `klass`), or -1.
 int32_t Builder::function_called(std::string_view callee, std::string_view klass) const {
+  if (callee == "self" && !klass.empty()) {
+    const auto it = function_by_name_.find(std::string(klass) + ".forward");
+    return it == function_by_name_.end() ? -1 : it->second;
+  }
   if (callee.starts_with("self.")) {
     std::string key(klass);
     key.append(".").append(callee.substr(5));
