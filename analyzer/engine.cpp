@@ -86,13 +86,12 @@ Links links_of(const SourceFile& file, const StepModel& model) {
       if (kind == LoopKind::Training || kind == LoopKind::Evaluation)
         links.loader_uses.push_back({use.module, use.symbol});
     }
-    std::set<std::pair<int32_t, int32_t>> seen;
+    std::set<std::pair<std::string_view, int32_t>> seen;
     for (const IteratedParameter& p : model.iterated_parameters) {
       const LoopKind kind = model.loops[p.loop].kind;
       if (kind != LoopKind::Training && kind != LoopKind::Evaluation) continue;
-      if (!seen.emplace(p.function, p.position).second) continue;
-      const Function& f = model.functions[p.function];
-      links.loader_parameters.push_back({f.name, p.position, f.parameters[p.position]});
+      if (!seen.emplace(p.callable, p.position).second) continue;
+      links.loader_parameters.push_back({p.callable, p.position, p.name});
     }
   }
   return links;

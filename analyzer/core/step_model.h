@@ -93,12 +93,15 @@ struct ImportedLoader {
   int32_t loop = -1;
 };
 
-// A parameter of a module-level function that a loop of the function iterates
-// (`def train_one_epoch(model, loader): for batch in loader:`): whatever a caller in another
-// module passes there feeds that loop.
+// A parameter that a loop iterates, of a module-level function
+// (`def train_one_epoch(model, loader): for batch in loader:`) or of a class's constructor that
+// keeps it in an attribute a method's loop reads (`self.data = data`, `next(self.data)`):
+// whatever a caller in another module passes there feeds that loop. `callable` is what callers
+// call: the function or the class.
 struct IteratedParameter {
-  int32_t function = -1;
-  int32_t position = -1;  // among the function's parameters
+  std::string callable;
+  int32_t position = -1;  // among the call's arguments
+  std::string name;
   int32_t loop = -1;
 };
 

@@ -38,7 +38,7 @@ struct Symbols {
   TSSymbol try_statement, except_clause, except_group_clause, finally_clause;
   TSSymbol assert_statement, with_statement, with_clause, with_item, call, attribute, identifier,
       keyword_argument;
-  TSSymbol assignment, augmented_assignment, return_statement, comment, argument_list;
+  TSSymbol assignment, augmented_assignment, return_statement, yield, comment, argument_list;
   TSSymbol string, integer, float_, true_, false_, subscript, binary_operator, comparison_operator;
   TSSymbol boolean_operator, not_operator, unary_operator, parenthesized_expression;
   TSSymbol dictionary, pair, dictionary_splat, list_splat, conditional_expression, lambda;
@@ -236,9 +236,14 @@ class Builder {
   std::vector<ModelDtype> model_dtypes_;
 
   // ---- loaders (loaders.cpp) -----------------------------------------------------------
-  NameMap<int32_t> loader_names_;                         // name -> loader
-  NameMap<int32_t> loader_iter_names_;                    // it = iter(loader)
-  NameMap<int32_t> loader_functions_;                     // def f(): return DataLoader
+  NameMap<int32_t> loader_names_;       // name -> loader
+  NameMap<int32_t> loader_iter_names_;  // it = iter(loader)
+  NameMap<int32_t> loader_functions_;   // def f(): return DataLoader
+  // `self.data = data` in `Class.__init__`: "Class:self.data" -> the argument's position in a
+  // call of Class, and the parameter's name.
+  NameMap<std::pair<int32_t, std::string>> constructor_attributes_;
+  // Every loader a name was given in a function (`loader = DataLoader(...)` in each branch).
+  std::vector<std::tuple<std::string, int32_t, int32_t>> loader_bindings_;  // name, loader, fn
   NameMap<std::vector<int32_t>> tuple_loader_functions_;  // def f(): return train, val
   std::vector<std::pair<std::string, int32_t>> iterated_call_results_;  // (f, loop)
   // Dataset classes of this file whose __getitem__ returns what it moved to a device, and the
@@ -405,6 +410,7 @@ class Builder {
   void on_augmented(Node n, int depth);
   void note_accumulation(Node n, const std::string& target, Node value);
   void on_return(Node n, int depth);
+  void on_yield(Node n, int depth);
   DeviceTarget classify_device(Node n, int depth = 0) const;
   bool is_device_expr(Node n) const;
   bool returns_device(std::string_view callee) const;

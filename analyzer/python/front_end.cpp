@@ -65,6 +65,7 @@ void Builder::visit(Node n, int depth) {
   if (sym == s_.assignment) return on_assignment(n, depth);
   if (sym == s_.augmented_assignment) return on_augmented(n, depth);
   if (sym == s_.return_statement) return on_return(n, depth);
+  if (sym == s_.yield) return on_yield(n, depth);
   if (sym == s_.import_statement || sym == s_.import_from_statement) return on_import(n);
   if (sym == s_.subscript) note_mask_index(n);
   if (sym == s_.pair) note_precision_setting(n);

@@ -77,11 +77,20 @@ std::optional<std::pair<std::string, std::string>> Builder::imported_target(
 // Arguments holding another call's result, a loader of this file or its model, for the linker
 // (see ArgumentFlow, HandedArgument).
 void Builder::note_flows(std::string_view callee, const Args& args) {
-  if (call_results_.empty() && loader_names_.empty() && model_names_.empty()) return;
-  auto source = [&](Node arg) -> const std::string* {
-    if (!is(arg, s_.identifier)) return nullptr;
+  // Only calls of imported functions are linked (finish()).
+  auto imported = [&](std::string_view name) {
+    return !import_by_local_.empty() && import_by_local_.count(name.substr(0, name.find('.')));
+  };
+  if (!imported(callee)) return;
+  // What returned the argument: `data` after `data = load_data()`, or `load_data()` itself.
+  auto source = [&](Node arg) -> std::string_view {
+    if (is(arg, s_.call)) {
+      const std::string_view inner = callee_name(arg);
+      return imported(inner) ? inner : std::string_view{};
+    }
+    if (!is(arg, s_.identifier)) return {};
     auto it = call_results_.find(text(arg));
-    return it == call_results_.end() ? nullptr : &it->second;
+    return it == call_results_.end() ? std::string_view{} : std::string_view(it->second);
   };
   auto hand = [&](Node arg, int32_t position, std::string_view keyword) {
     if (!is(arg, s_.identifier)) return;
@@ -93,13 +102,13 @@ void Builder::note_flows(std::string_view callee, const Args& args) {
   };
   for (size_t i = 0; i < args.positional.size() && !args.list_splat; ++i) {
     const auto position = static_cast<int32_t>(i);
-    if (const std::string* from = source(args.positional[i]))
-      pending_flows_.push_back({std::string(callee), position, {}, *from});
+    if (const std::string_view from = source(args.positional[i]); !from.empty())
+      pending_flows_.push_back({std::string(callee), position, {}, std::string(from)});
     hand(args.positional[i], position, {});
   }
   for (const auto& [name, value] : args.keywords) {
-    if (const std::string* from = source(value))
-      pending_flows_.push_back({std::string(callee), -1, std::string(name), *from});
+    if (const std::string_view from = source(value); !from.empty())
+      pending_flows_.push_back({std::string(callee), -1, std::string(name), std::string(from)});
     hand(value, -1, name);
   }
 }

@@ -39,17 +39,18 @@ void Builder::hand_to_framework(Node arg) {
 
 void Builder::on_next(Node arg) {
   std::string name = dotted(arg);
+  std::string iterated = name;  // what `next` reads from: `data`, or `loader` of `iter(loader)`
   int32_t loader = -1;
   bool known = false;
   if (auto it = loader_iter_names_.find(name); it != loader_iter_names_.end()) {
     loader = it->second, known = true;
   } else if (is(arg, s_.call) && last_component(callee_name(arg)) == "iter") {
     Args a = arguments(arg);
-    std::string inner = a.positional.empty() ? "" : dotted(a.positional.front());
-    if (auto it = loader_names_.find(inner); it != loader_names_.end()) {
+    iterated = a.positional.empty() ? "" : dotted(a.positional.front());
+    if (auto it = loader_names_.find(iterated); it != loader_names_.end()) {
       loader = it->second, known = true;
     } else {
-      known = looks_like_loader(inner);
+      known = looks_like_loader(iterated);
     }
     if (loop_stack_.empty() && loader >= 0) {
       m_.loaders[loader].read_once = true;
@@ -58,8 +59,11 @@ void Builder::on_next(Node arg) {
   } else {
     known = looks_like_loader(name);
   }
-  if (!known || loop_stack_.empty() || loop_stack_.back().function != function_) return;
+  if (loop_stack_.empty() || loop_stack_.back().function != function_) return;
   int32_t loop = loop_stack_.back().loop;
+  // `next(self.data)`: a caller elsewhere may say what the constructor was given.
+  if (!iterated.empty()) note_iterated_parameters(loop, {iterated});
+  if (!known) return;
   if (loader >= 0) {
     link_loader(loop, loader);
   } else {

@@ -38,6 +38,7 @@ Symbols::Symbols(const TSLanguage* lang) {
   assignment = sym("assignment");
   augmented_assignment = sym("augmented_assignment");
   return_statement = sym("return_statement");
+  yield = sym("yield");
   comment = sym("comment");
   argument_list = sym("argument_list");
   string = sym("string");

@@ -109,6 +109,14 @@ void Builder::on_assignment(Node n, int depth) {
   if (names.empty()) return;
   const std::string_view name = names.front();
   const bool single = names.size() == 1;
+  if (single && name.starts_with("self.") && is(value, s_.identifier) && function_ >= 0 &&
+      !params_.empty() && params_.back().count(text(value)) &&
+      m_.functions[function_].name == "__init__" && !class_name_.empty()) {
+    const std::vector<std::string>& list = m_.functions[function_].parameters;
+    const auto at = std::find(list.begin(), list.end(), text(value));
+    constructor_attributes_[std::string(class_name_) + ":" + std::string(name)] = {
+        static_cast<int32_t>(at - list.begin()) - 1, std::string(text(value))};
+  }
   // `self.network = nn.Sequential(...)` in a module's method: the network moves with the
   // instance, which whoever owns it places (`algorithm.to(device)` in another file).
   if (single && name.starts_with("self.") && module_classes_.count(class_name_))
@@ -209,6 +217,7 @@ void Builder::on_assignment(Node n, int depth) {
     std::string_view tail = last_component(callee);
     if (single && !m_.loaders.empty() && m_.loaders.back().call == span(value)) {
       loader_names_[std::string(name)] = static_cast<int32_t>(m_.loaders.size() - 1);
+      loader_bindings_.emplace_back(name, static_cast<int32_t>(m_.loaders.size() - 1), function_);
     }
     if (single && tail == "iter") {
       Node args = field(value, s_.f_arguments);
@@ -483,6 +492,22 @@ void Builder::on_return(Node n, int depth) {
     m_.loaders[loader].returned_from_hook = true;
   } else {
     loader_functions_[fname] = loader;
+  }
+}
+
+// `def load_data(): loader = DataLoader(...); while True: yield from loader`: the generator
+// hands out the loader's batches, so what iterates it elsewhere iterates the loader, whichever
+// branch built it.
+void Builder::on_yield(Node n, int depth) {
+  visit_children(n, depth);
+  if (function_ < 0 || n.named_child_count() != 1) return;
+  Node keyword = n.first_child().next_sibling();
+  if (null(keyword) || std::string_view(keyword.type()) != "from") return;
+  const std::string_view name = dotted_view(n.named_child(0));
+  if (name.empty() || !loader_names_.count(name)) return;
+  const std::string& fname = m_.functions[function_].name;
+  for (const auto& [bound, loader, function] : loader_bindings_) {
+    if (bound == name && function == function_) tuple_loader_functions_[fname].push_back(loader);
   }
 }
 
