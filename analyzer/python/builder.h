@@ -239,6 +239,7 @@ class Builder {
   NameMap<int32_t> loader_names_;       // name -> loader
   NameMap<int32_t> loader_iter_names_;  // it = iter(loader)
   NameMap<int32_t> loader_functions_;   // def f(): return DataLoader
+  NameSet properties_;                  // "Class.name" of `@property`s
   // `self.data = data` in `Class.__init__`: "Class:self.data" -> the argument's position in a
   // call of Class, and the parameter's name.
   NameMap<std::pair<int32_t, std::string>> constructor_attributes_;
@@ -411,6 +412,7 @@ class Builder {
   void note_accumulation(Node n, const std::string& target, Node value);
   void on_return(Node n, int depth);
   void on_yield(Node n, int depth);
+  void note_property_read(Node attribute);
   DeviceTarget classify_device(Node n, int depth = 0) const;
   bool is_device_expr(Node n) const;
   bool returns_device(std::string_view callee) const;

@@ -127,8 +127,7 @@ void Builder::on_call(Node n, int depth) {
     std::vector<std::string_view> read;
     const bool loop_data = has_loop_data(args, read);
     // `self(x)` in a method runs the class's own forward.
-    const std::string_view klass =
-        self_call || callee == "self" ? class_name_ : std::string_view{};
+    const std::string_view klass = self_call || callee == "self" ? class_name_ : std::string_view{};
     pending_calls_.push_back({callee, klass, span(n), scope_, loop_data, scalars});
     // Only calls of this file's functions matter (judge_parameter_conditions): defined above
     // the call, as helpers are, or methods (`self.clip(loss)`), which may come later.
@@ -148,6 +147,15 @@ void Builder::on_call(Node n, int depth) {
   }
   if (!callee.empty()) note_flows(callee, args);
   if (!callee.empty()) note_model_inputs(n, callee, args);
+}
+
+// `self.r` in a method of a class whose `r` is a property: a call of its getter.
+void Builder::note_property_read(Node attribute) {
+  if (class_name_.empty() || function_ < 0) return;
+  const std::string_view read = dotted_view(attribute);
+  if (!read.starts_with("self.") || read.find('.', 5) != std::string_view::npos) return;
+  if (!properties_.count(std::string(class_name_) + "." + std::string(read.substr(5)))) return;
+  pending_calls_.push_back({read, class_name_, span(attribute), scope_, false, true});
 }
 
 // `x.update(...)` where `x = MetricLogger(...)` (a class: the name is capitalised): the

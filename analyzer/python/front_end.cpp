@@ -68,6 +68,7 @@ void Builder::visit(Node n, int depth) {
   if (sym == s_.yield) return on_yield(n, depth);
   if (sym == s_.import_statement || sym == s_.import_from_statement) return on_import(n);
   if (sym == s_.subscript) note_mask_index(n);
+  if (sym == s_.attribute && !properties_.empty()) note_property_read(n);
   if (sym == s_.pair) note_precision_setting(n);
   // `assert loss > 0` reads the tensor's value on the host, as `if` does.
   if (sym == s_.raise_statement) {

@@ -41,6 +41,15 @@ void Builder::on_decorated(Node n, int depth) {
     if (is(c, s_.decorator)) regions |= region_of(unparen(c.named_child(0)));
   });
   Node def = field(n, s_.f_definition);
+  // `@property def r(self)`: reading `self.r` in the class's methods runs it. A cached property
+  // runs once per instance, not per read.
+  if (is(def, s_.function_definition) && !class_name_.empty() &&
+      m_.scopes[scope_].kind == ScopeKind::Class) {
+    for_each_child(n, [&](Node c) {
+      if (is(c, s_.decorator) && text(unparen(c.named_child(0))) == "property")
+        properties_.add(std::string(class_name_) + "." + std::string(text(field(def, s_.f_name))));
+    });
+  }
   if (is(def, s_.function_definition)) return on_function(def, depth, regions);
   if (!null(def)) visit(def, depth + 1);
 }
