@@ -367,7 +367,6 @@ class Builder {
   int cuda_availability(Node condition) const;
   void note_annotated_instance(Node id, Node parameter);
   void note_handed_models(int32_t function);
-  void note_iterated_parameters(int32_t loop, const std::vector<std::string_view>& names);
   void on_for(Node n, int depth);
   void on_while(Node n, int depth);
   Guard classify_guard(Node condition);
@@ -411,7 +410,6 @@ class Builder {
   void on_augmented(Node n, int depth);
   void note_accumulation(Node n, const std::string& target, Node value);
   void on_return(Node n, int depth);
-  void on_yield(Node n, int depth);
   void note_property_read(Node attribute);
   DeviceTarget classify_device(Node n, int depth = 0) const;
   bool is_device_expr(Node n) const;
@@ -470,6 +468,8 @@ class Builder {
                       bool non_blocking, std::string_view device);
 
   // ---- loaders.cpp ---------------------------------------------------------------------
+  void note_iterated_parameters(int32_t loop, const std::vector<std::string_view>& names);
+  void on_yield(Node n, int depth);
   const int32_t* loader_named(std::string_view name) const;
   void link_loader(int32_t loop, int32_t loader);
   void on_next(Node arg);

@@ -71,6 +71,51 @@ void Builder::on_next(Node arg) {
   }
 }
 
+// Parameters of a module-level function that its loop iterates, and constructor parameters
+// kept in attributes that a method's loop iterates, for callers elsewhere.
+void Builder::note_iterated_parameters(int32_t loop, const std::vector<std::string_view>& names) {
+  if (function_ < 0 || params_.empty()) return;
+  const Function& f = m_.functions[function_];
+  const bool module_level = m_.scopes[m_.scopes[f.scope].parent].kind == ScopeKind::Module;
+  for (std::string_view name : names) {
+    IteratedParameter p{{}, -1, {}, loop};
+    if (module_level && params_.back().count(name)) {
+      auto at = std::find(f.parameters.begin(), f.parameters.end(), name);
+      p = {f.name, static_cast<int32_t>(at - f.parameters.begin()), std::string(name), loop};
+    } else if (name.starts_with("self.") && !class_name_.empty()) {
+      auto kept = constructor_attributes_.find(std::string(class_name_) + ":" + std::string(name));
+      if (kept == constructor_attributes_.end()) continue;
+      p = {std::string(class_name_), kept->second.first, kept->second.second, loop};
+    } else {
+      continue;
+    }
+    // A caller elsewhere gives it a loader: the loop iterates that loader.
+    const auto& handed = inbound_.handed_parameters;
+    if (std::any_of(handed.begin(), handed.end(), [&](const HandedParameter& h) {
+          return h.what == Handed::Loader && h.function == p.callable &&
+                 h.matches(p.position, p.name);
+        }))
+      m_.loops[loop].iterates_loader = true;
+    m_.iterated_parameters.push_back(std::move(p));
+  }
+}
+
+// `def load_data(): loader = DataLoader(...); while True: yield from loader`: the generator
+// hands out the loader's batches, so what iterates it elsewhere iterates the loader, whichever
+// branch built it.
+void Builder::on_yield(Node n, int depth) {
+  visit_children(n, depth);
+  if (function_ < 0 || n.named_child_count() != 1) return;
+  Node keyword = n.first_child().next_sibling();
+  if (null(keyword) || std::string_view(keyword.type()) != "from") return;
+  const std::string_view name = dotted_view(n.named_child(0));
+  if (name.empty() || !loader_names_.count(name)) return;
+  const std::string& fname = m_.functions[function_].name;
+  for (const auto& [bound, loader, function] : loader_bindings_) {
+    if (bound == name && function == function_) tuple_loader_functions_[fname].push_back(loader);
+  }
+}
+
 void Builder::on_framework(Node n, std::string_view tail, const Args& args) {
   (void)n;
   framework_built_ = true;

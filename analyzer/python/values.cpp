@@ -495,22 +495,6 @@ void Builder::on_return(Node n, int depth) {
   }
 }
 
-// `def load_data(): loader = DataLoader(...); while True: yield from loader`: the generator
-// hands out the loader's batches, so what iterates it elsewhere iterates the loader, whichever
-// branch built it.
-void Builder::on_yield(Node n, int depth) {
-  visit_children(n, depth);
-  if (function_ < 0 || n.named_child_count() != 1) return;
-  Node keyword = n.first_child().next_sibling();
-  if (null(keyword) || std::string_view(keyword.type()) != "from") return;
-  const std::string_view name = dotted_view(n.named_child(0));
-  if (name.empty() || !loader_names_.count(name)) return;
-  const std::string& fname = m_.functions[function_].name;
-  for (const auto& [bound, loader, function] : loader_bindings_) {
-    if (bound == name && function == function_) tuple_loader_functions_[fname].push_back(loader);
-  }
-}
-
 DeviceTarget Builder::classify_device(Node n, int depth) const {
   n = unparen(n);
   if (null(n) || depth > 8) return DeviceTarget::MaybeCuda;
