@@ -98,21 +98,31 @@ void Builder::note_requires_grad(Node recv, const Args& args) {
 }
 
 // `loss = torch.stack(log_probs).sum()` after `log_probs.append(...)`: `loss` carries what was
-// accumulated. Only asked once something is accumulated, so most assignments pay nothing.
+// accumulated. Only asked once something is accumulated, so most assignments pay nothing. Each
+// (name, target, function) is noted once: `x = x + y` repeated would otherwise double the list
+// at every line.
 void Builder::note_derived(std::string_view name, Node value) {
   std::vector<std::string_view>& read = scratch_names_;
   read.clear();
   read_names(value, read);
+  auto note = [&](std::string_view target) {
+    const bool known =
+        std::any_of(derived_from_accumulations_.begin(), derived_from_accumulations_.end(),
+                    [&](const Derived& d) {
+                      return d.name == name && d.target == target && d.function == function_;
+                    });
+    if (!known) derived_from_accumulations_.push_back({name, std::string(target), function_});
+  };
   for (std::string_view r : read) {
     for (const auto& [node, acc, graphless] : pending_accumulations_) {
-      if (acc.target == r && m_.loops[acc.loop].function == function_) {
-        derived_from_accumulations_.push_back({name, acc.target, function_});
-      }
+      if (acc.target == r && m_.loops[acc.loop].function == function_) note(acc.target);
     }
     for (size_t i = 0, n = derived_from_accumulations_.size(); i < n; ++i) {
-      const Derived d = derived_from_accumulations_[i];
-      if (d.name == r && d.function == function_)
-        derived_from_accumulations_.push_back({name, d.target, function_});
+      const Derived& d = derived_from_accumulations_[i];
+      if (d.name == r && d.function == function_) {
+        const std::string target = d.target;  // note() may reallocate the list
+        note(target);
+      }
     }
   }
 }
