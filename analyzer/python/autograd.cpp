@@ -97,33 +97,29 @@ void Builder::note_requires_grad(Node recv, const Args& args) {
   if (!name.empty()) (freezes ? frozen_models_ : unfrozen_models_).add(name);
 }
 
+std::string Builder::derived_key(int32_t function, std::string_view name) {
+  return std::to_string(function).append(1, '\0').append(name);
+}
+
 // `loss = torch.stack(log_probs).sum()` after `log_probs.append(...)`: `loss` carries what was
-// accumulated. Only asked once something is accumulated, so most assignments pay nothing. Each
-// (name, target, function) is noted once: `x = x + y` repeated would otherwise double the list
-// at every line.
+// accumulated. Only asked once something is accumulated, so most assignments pay nothing.
 void Builder::note_derived(std::string_view name, Node value) {
   std::vector<std::string_view>& read = scratch_names_;
   read.clear();
   read_names(value, read);
-  auto note = [&](std::string_view target) {
-    const bool known =
-        std::any_of(derived_from_accumulations_.begin(), derived_from_accumulations_.end(),
-                    [&](const Derived& d) {
-                      return d.name == name && d.target == target && d.function == function_;
-                    });
-    if (!known) derived_from_accumulations_.push_back({name, std::string(target), function_});
-  };
+  std::vector<std::string> targets;
   for (std::string_view r : read) {
-    for (const auto& [node, acc, graphless] : pending_accumulations_) {
-      if (acc.target == r && m_.loops[acc.loop].function == function_) note(acc.target);
+    if (accumulated_targets_.count(derived_key(function_, r))) targets.emplace_back(r);
+    if (const auto it = derived_targets_.find(derived_key(function_, r));
+        it != derived_targets_.end()) {
+      targets.insert(targets.end(), it->second.begin(), it->second.end());
     }
-    for (size_t i = 0, n = derived_from_accumulations_.size(); i < n; ++i) {
-      const Derived& d = derived_from_accumulations_[i];
-      if (d.name == r && d.function == function_) {
-        const std::string target = d.target;  // note() may reallocate the list
-        note(target);
-      }
-    }
+  }
+  if (targets.empty()) return;
+  std::vector<std::string>& known = derived_targets_[derived_key(function_, name)];
+  for (std::string& target : targets) {
+    if (std::find(known.begin(), known.end(), target) == known.end())
+      known.push_back(std::move(target));
   }
 }
 
@@ -142,6 +138,7 @@ void Builder::note_accumulation(Node n, const std::string& target, Node value) {
   a.value_name = std::string(text(value).substr(0, 60));
   a.value_primary = is(value, s_.identifier) || is(value, s_.attribute) || is(value, s_.call) ||
                     is(value, s_.subscript) || is(value, s_.parenthesized_expression);
+  accumulated_targets_.add(derived_key(function_, target));
   // `losses.append(loss)` after `with torch.no_grad(): loss = model(**batch).loss`.
   pending_accumulations_.push_back({value, std::move(a), reads_graphless(value)});
 }

@@ -278,12 +278,10 @@ class Builder {
   std::vector<PendingAccumulation> pending_accumulations_;
   // Names computed from an accumulation's target in its function (`loss =
   // torch.stack(log_probs).sum()`), with the target: a backward on them consumes the graphs.
-  struct Derived {
-    std::string_view name;
-    std::string target;
-    int32_t function;
-  };
-  std::vector<Derived> derived_from_accumulations_;
+  // Keyed by derived_key(function, name): hashed, as a long file may hold thousands.
+  NameSet accumulated_targets_;                        // the targets accumulated into
+  NameMap<std::vector<std::string>> derived_targets_;  // a derived name -> its targets
+  static std::string derived_key(int32_t function, std::string_view name);
   void note_derived(std::string_view name, Node value);
   std::vector<Backward> backwards_;
   mutable std::vector<ImportedConstant> imported_constants_;  // found while resolving values

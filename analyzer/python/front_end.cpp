@@ -413,11 +413,9 @@ void Builder::finish() {
     const Loop& loop = m_.loops[a.loop];
     auto reads_target = [&](std::string_view name) {
       if (name == a.target) return true;
-      return std::any_of(derived_from_accumulations_.begin(), derived_from_accumulations_.end(),
-                         [&](const Derived& d) {
-                           return d.name == name && d.target == a.target &&
-                                  d.function == loop.function;
-                         });
+      const auto it = derived_targets_.find(derived_key(loop.function, name));
+      return it != derived_targets_.end() &&
+             std::find(it->second.begin(), it->second.end(), a.target) != it->second.end();
     };
     return std::any_of(backwards_.begin(), backwards_.end(), [&](const Backward& b) {
       return b.function == loop.function && b.function >= 0 && b.span.begin >= loop.span.end &&
