@@ -235,7 +235,7 @@ StepContext StepModel::context_of_function(int32_t function) const {
       const Call& call = calls[index];
       StepContext context = step_context(call.scope);
       if (!context.per_step()) continue;
-      context.via.push_back(call.span);
+      context.add_via(call.span);
       if (rank(context) > rank(best)) best = std::move(context);
     }
     for (const ExternalCaller& caller : external_callers) {

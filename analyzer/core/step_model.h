@@ -476,7 +476,19 @@ struct StepContext {
   bool every_step = false;        // under no branch but rank branches
   uint8_t regions = kRegionNone;  // regions between the scope and the step loop
   std::vector<Span> via;          // call sites from the step loop inwards, when in a helper
+  uint32_t via_elided = 0;        // call sites left out of via after its first kViaOuter
   const ExternalCaller* external = nullptr;  // the step loop is in another file
+
+  // A chain of calls longer than kViaMax keeps its kViaOuter outermost and its innermost call
+  // sites: each helper's context is kept, so a chain held whole costs its depth squared.
+  static constexpr size_t kViaMax = 12, kViaOuter = 6;
+  void add_via(Span call_site) {
+    if (via.size() == kViaMax) {
+      via.erase(via.begin() + kViaOuter);
+      ++via_elided;
+    }
+    via.push_back(call_site);
+  }
 
   bool per_step() const { return loop >= 0 || hook || external != nullptr; }
   // Per step and not every N steps: where per-step costs are reported (see
