@@ -170,6 +170,12 @@ void StepModel::classify() {
     StepContext context = step_context(static_cast<ScopeId>(s));
     if (context.loop >= 0) loop_amp_[context.loop] = 1;
   }
+
+  loader_feeds_step_loop_.assign(loaders.size(), 0);
+  for (size_t i = 0; i < loops.size(); ++i) {
+    if (!is_step(static_cast<int32_t>(i))) continue;
+    for (int32_t loader : loops[i].loaders) loader_feeds_step_loop_[loader] = 1;
+  }
 }
 
 bool StepModel::reaches_backward(int32_t function) const {
@@ -291,24 +297,20 @@ bool StepModel::loader_in_training_file(const Loader& loader) const {
   if (loader.returned_from_hook || loader.handed_to_trainer || loader.feeds_step_loop_elsewhere)
     return true;
   if (!has_training_loop()) return false;
-  if (loader.iterated) {
-    const int32_t index = static_cast<int32_t>(&loader - loaders.data());
-    return std::any_of(loops.begin(), loops.end(), [&](const Loop& l) {
-      bool feeds = std::find(l.loaders.begin(), l.loaders.end(), index) != l.loaders.end();
-      return feeds && (l.kind == LoopKind::Training || l.kind == LoopKind::Evaluation);
-    });
-  }
+  if (loader.iterated) return loader_feeds_step_loop_[&loader - loaders.data()];
   return !loader.read_once;
 }
 
 // A training loop is innermost unless another runs inside it, in its body or in a function
 // its body calls (`while: run_step()` where `run_step` loops over micro-batches).
 std::vector<int32_t> StepModel::innermost_training_loops() const {
-  std::vector<uint8_t> has_inner(loops.size(), 0), seen(functions.size(), 0);
+  std::vector<uint8_t> has_inner(loops.size(), 0);
+  // The functions already followed up from loop j hold j + 1: no clearing per loop.
+  std::vector<uint32_t> seen(functions.size(), 0);
   std::vector<ScopeId> pending;
   for (size_t j = 0; j < loops.size(); ++j) {
     if (loops[j].kind != LoopKind::Training) continue;
-    std::fill(seen.begin(), seen.end(), 0);
+    const uint32_t stamp = static_cast<uint32_t>(j) + 1;
     pending.assign(1, scopes[loops[j].scope].parent);
     while (!pending.empty()) {
       ScopeId s = pending.back();
@@ -317,8 +319,8 @@ std::vector<int32_t> StepModel::innermost_training_loops() const {
         if (scopes[s].kind == ScopeKind::Loop) has_inner[scopes[s].index] = 1;
         if (scopes[s].kind != ScopeKind::Function) continue;
         const int32_t f = scopes[s].index;
-        if (seen[f]) break;
-        seen[f] = 1;
+        if (seen[f] == stamp) break;
+        seen[f] = stamp;
         for (int32_t call : calls_of_[f]) pending.push_back(calls[call].scope);
         break;
       }

@@ -605,6 +605,7 @@ class StepModel {
   mutable std::vector<int16_t> function_regions_;  // -1: not computed yet; -2: in progress
   std::vector<uint8_t> loop_amp_;
   std::vector<uint8_t> loop_forward_;
+  std::vector<uint8_t> loader_feeds_step_loop_;  // iterated by a training or evaluation loop
 
   int32_t nearest_loop(ScopeId scope, int32_t* function) const;
   StepContext context_of_function(int32_t function) const;
