@@ -248,6 +248,36 @@ TEST_F(Reliability, LargeFilesParsedInPartsKeepTheirFindings) {
   EXPECT_EQ(places("large.py"), expected);
 }
 
+// Whether a helper runs per step is asked of its callers, recursively: a class of 50,000
+// methods, each calling the next, overflowed the stack while the file's model was built (a
+// crash, whatever rules were selected). Callers more than a thousand deep are not followed.
+TEST_F(Reliability, AVeryLongChainOfCallsDoesNotOverflowTheStack) {
+  constexpr int kMethods = 50000;
+  std::string text =
+      "import torch\n"
+      "class Stats:\n"
+      "    def __init__(self):\n";
+  for (int i = 0; i < kMethods; ++i)
+    text += "        self.a" + std::to_string(i) + " = torch.zeros(1, device=\"cuda\")\n";
+  for (int i = 0; i < kMethods; ++i) {
+    text += "    def m" + std::to_string(i) + "(self):\n        return self.a" + std::to_string(i) +
+            ".item() + self.m" + std::to_string(i + 1) + "()\n";
+  }
+  text +=
+      "model = torch.nn.Linear(8, 8).cuda()\n"
+      "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+      "stats = Stats()\n"
+      "for step in range(100):\n"
+      "    model(torch.randn(4, 8, device=\"cuda\")).sum().backward()\n"
+      "    opt.step()\n"
+      "    stats.m0()\n";
+  write("chain.py", text);
+  // One rule, so that the 50,000 .item() findings are not printed.
+  const Result r = run({"--no-cache", "--select", "GL401", "chain.py"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.out.find("GL401"), std::string::npos) << r.out;
+}
+
 // The cache writes its own .gitignore only into a folder it created: pointed at the project
 // root, it must not make git (and gpulint) ignore the whole repository.
 TEST_F(Reliability, TheCacheNeverWritesIntoTheProject) {

@@ -4,6 +4,19 @@
 
 namespace gpulint {
 
+namespace {
+
+// One level deeper while it lives.
+struct DepthGuard {
+  explicit DepthGuard(uint32_t& depth) : depth_(depth) { ++depth_; }
+  ~DepthGuard() { --depth_; }
+  DepthGuard(const DepthGuard&) = delete;
+  DepthGuard& operator=(const DepthGuard&) = delete;
+  uint32_t& depth_;
+};
+
+}  // namespace
+
 // `f()` -> `f(kw)`, `f(a, b)` -> `f(a, b, kw)`, `f(a,\n)` -> `f(a, kw,\n)`: a trailing comma
 // stays trailing, and comments after the last argument stay where they are.
 std::optional<Edit> ArgumentList::append(std::string_view argument) const {
@@ -227,6 +240,10 @@ StepContext StepModel::step_context(ScopeId scope) const {
 StepContext StepModel::context_of_function(int32_t function) const {
   if (function_context_[function]) return *function_context_[function];
   if (function_context_busy_[function]) return {};  // recursion: the outer call decides
+  // A chain of callers deeper than this is not followed (not per-step: unknown stays silent):
+  // each level is a frame on the stack, and 40,000 chained methods overflowed it.
+  if (caller_depth_ >= kMaxCallerDepth) return {};
+  const DepthGuard depth(caller_depth_);
   function_context_busy_[function] = 1;
   StepContext best;
   if (functions[function].per_step_hook) {
@@ -267,6 +284,8 @@ uint8_t StepModel::enclosing_regions(ScopeId scope) const {
     int32_t fn = scopes[s].index;
     if (function_regions_[fn] == -2) return regions;
     if (function_regions_[fn] == -1) {
+      if (caller_depth_ >= kMaxCallerDepth) return regions;  // as context_of_function
+      const DepthGuard depth(caller_depth_);
       function_regions_[fn] = -2;
       uint8_t from_callers = kRegionNone;
       for (int32_t index : calls_of_[fn]) from_callers |= enclosing_regions(calls[index].scope);

@@ -603,6 +603,9 @@ class StepModel {
   mutable std::vector<std::optional<StepContext>> function_context_;
   mutable std::vector<uint8_t> function_context_busy_;
   mutable std::vector<int16_t> function_regions_;  // -1: not computed yet; -2: in progress
+  // How many callers deep context_of_function and enclosing_regions are, while they recurse.
+  static constexpr uint32_t kMaxCallerDepth = 1000;
+  mutable uint32_t caller_depth_ = 0;
   std::vector<uint8_t> loop_amp_;
   std::vector<uint8_t> loop_forward_;
   std::vector<uint8_t> loader_feeds_step_loop_;  // iterated by a training or evaluation loop

@@ -109,9 +109,9 @@ void Builder::note_derived(std::string_view name, Node value) {
   read_names(value, read);
   std::vector<std::string> targets;
   for (std::string_view r : read) {
-    if (accumulated_targets_.count(derived_key(function_, r))) targets.emplace_back(r);
-    if (const auto it = derived_targets_.find(derived_key(function_, r));
-        it != derived_targets_.end()) {
+    const std::string key = derived_key(function_, r);
+    if (accumulated_targets_.count(key)) targets.emplace_back(r);
+    if (const auto it = derived_targets_.find(key); it != derived_targets_.end()) {
       targets.insert(targets.end(), it->second.begin(), it->second.end());
     }
   }
