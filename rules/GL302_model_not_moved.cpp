@@ -11,7 +11,13 @@ framework trainer that places it. A Python model that reaches the loop as a func
 it stays silent here; so are a network that a `nn.Module` subclass keeps (`self.network = ...` in
 its methods: it moves with the instance, which its owner places), a `copy.deepcopy(...)` (it is
 where its original is), and modules built after `torch.set_default_device("cuda")` or
-`torch.set_default_tensor_type(torch.cuda.FloatTensor)` (they start on the GPU). In LibTorch
+`torch.set_default_tensor_type(torch.cuda.FloatTensor)` or inside `with torch.device("cuda"):`
+(they start on the GPU). A model built on `meta` is placed by `to_empty(device=...)`; one
+returned by a helper of this file is placed when the helper moves it or builds it in a device
+context; one made by a function of another module that is handed the device
+(`load_model(path, device)`) is taken to be placed there. `torch.cuda.device(i)` only picks the
+GPU and places nothing. A program whose devices are all another accelerator (MPS, XLA) is not
+a CUDA program, and the rule stays silent there. In LibTorch
 C++ the model is a `torch::nn::Module` or a `ModuleHolder` never sent through `->to(device)` /
 `.to(torch::kCUDA)`; one passed into the training function is judged by what the file's calls
 pass for it, and stays silent when no call in the file says.

@@ -10,11 +10,15 @@ Flags a training step loop, in a program that uses CUDA, whose forward pass runs
 precision in effect: no `torch.autocast` / `torch.amp.autocast` region (or a context manager
 that resolves to one), no `accelerator.autocast()`, no framework precision setting (a DeepSpeed
 configuration written in the file counts when its `fp16`, `bf16` or `amp` section is enabled
-by anything but a literal `False`), no `accelerator.backward(loss)` on an Accelerator built in
-another module (its precision is unknown here), and no model converted to half or bfloat16.
+by anything but a literal `False`), no FSDP mixed precision (`MixedPrecisionPolicy` or
+`MixedPrecision` with a `param_dtype` other than FP32; one from a variable may be reduced), no
+`accelerator.backward(loss)` on an Accelerator built in another module (its precision is
+unknown here), and no model converted to half or bfloat16. Programs whose devices are all
+another accelerator (MPS, XLA) are not CUDA programs and stay silent.
 Reported once, at the innermost training loop's header.
 A loop that only steps optimizers (`for opt, sched in zip(optimizers, schedulers)`) beside the
 loop that runs the forward and backward runs no forward of its own: the other loop is judged.
+Inside the step loop, such a loop is judged by the step loop's forward, and reported there.
 A framework's per-step training hook (Lightning `training_step`, a Hugging Face `Trainer`'s
 `compute_loss`) counts as a training loop when the framework trainer is built in the same file
 on a GPU, so its precision setting is known; it is reported at the hook's name.
@@ -48,8 +52,11 @@ void check(const RuleInput& in, Sink& sink) {
   const std::vector<int32_t> innermost = m.innermost_training_loops();
   const auto runs_forward = [&](int32_t loop) { return m.runs_forward(loop); };
   const bool forward_elsewhere = std::any_of(innermost.begin(), innermost.end(), runs_forward);
-  for (int32_t loop : innermost) {
-    if (m.amp_in_effect(loop) || (forward_elsewhere && !m.runs_forward(loop))) continue;
+  for (int32_t innermost_loop : innermost) {
+    // An optimizer loop inside the step loop is judged by the step loop's forward.
+    const int32_t forward = m.forward_loop(innermost_loop);
+    const int32_t loop = forward >= 0 ? forward : innermost_loop;
+    if (m.amp_in_effect(loop) || (forward_elsewhere && forward < 0)) continue;
     sink.report(
         {m.loops[loop].header,
          "training loop runs in FP32: no autocast covers its forward pass, so matrix math skips "

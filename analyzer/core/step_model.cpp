@@ -299,7 +299,7 @@ uint8_t StepModel::enclosing_regions(ScopeId scope) const {
 bool StepModel::cuda_context() const {
   return framework_gpu ||
          std::any_of(moves.begin(), moves.end(),
-                     [](const DeviceMove& m) { return m.target != DeviceTarget::Cpu; }) ||
+                     [](const DeviceMove& m) { return on_cuda(m.target); }) ||
          cuda_elsewhere;
 }
 
@@ -373,6 +373,14 @@ std::vector<const StepEvent*> StepModel::events_in(int32_t loop, StepEventKind k
     if (event.kind == kind && step_context(event.scope).loop == loop) out.push_back(&event);
   }
   return out;
+}
+
+int32_t StepModel::forward_loop(int32_t loop) const {
+  int32_t function = -1;
+  for (int32_t l = loop; l >= 0; l = nearest_loop(scopes[loops[l].scope].parent, &function)) {
+    if (runs_forward(l)) return l;
+  }
+  return -1;
 }
 
 bool StepModel::amp_in_effect(int32_t loop) const {

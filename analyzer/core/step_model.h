@@ -297,7 +297,11 @@ struct Loader {
   bool feeds_step_loop_elsewhere = false;  // returned to another file's step loop
 };
 
-enum class DeviceTarget : uint8_t { Cpu, Cuda, MaybeCuda };
+// Other: an accelerator that is not CUDA (MPS, XLA, `meta`): no CUDA work to wait for.
+enum class DeviceTarget : uint8_t { Cpu, Cuda, MaybeCuda, Other };
+inline bool on_cuda(DeviceTarget t) {
+  return t == DeviceTarget::Cuda || t == DeviceTarget::MaybeCuda;
+}
 
 // `x.to(device)`, `x.cuda()`, `device="cuda"`: evidence of where work runs.
 struct DeviceMove {
@@ -581,6 +585,10 @@ class StepModel {
   // After classify(): does the loop reach a backward or a model call, in its body or through
   // the functions it calls? A loop that only steps optimizers does not.
   bool runs_forward(int32_t loop) const { return loop_forward_[loop] != 0; }
+  // The loop whose forward pass a step loop's step belongs to: itself when it runs one, else the
+  // nearest enclosing loop of its function that does (`for opt in optimizers: opt.step()` inside
+  // the step loop); -1 when neither does.
+  int32_t forward_loop(int32_t loop) const;
   // True when the loop runs more than once per program: it sits in another loop, or its
   // function is called from inside a loop (an epoch loop around a train-one-epoch helper).
   bool repeated(int32_t loop) const;

@@ -187,6 +187,8 @@ class Builder {
   bool in_output_ = false;
   bool in_raise_ = false;  // in a `raise` statement: runs once, on the way out
   int host_only_ = 0;      // in a branch taken only without CUDA (`else` of `cuda.is_available()`)
+  // In `with torch.device("cuda"):` or an init context given a device: what is built is on it.
+  int placing_context_ = 0;
   bool reduced_module_ = false;      // a module of this file is cast to half or bfloat16
   bool cuda_by_default_ = false;     // `torch.set_default_device("cuda")`: modules start there
   bool framework_built_ = false;     // an Accelerator, Fabric or Trainer is constructed here
@@ -209,6 +211,9 @@ class Builder {
       autocast_names_, on_device_names_;
   NameSet trainer_classes_, sync_objects_;
   NameSet handed_to_framework_;  // `accelerator.prepare(net, ...)`, `trainer.fit(model)`: placed
+  // Functions of this file whose result is already on a device (`return Net().cuda()`), and
+  // names moved in place within a function (`net.cuda()`), keyed by derived_key.
+  NameSet placed_functions_, moved_in_function_;
   // Classes of this file that derive from a Module, and names bound to a module instance
   // (`self.head = nn.Linear(...)`, `self.net = TinySegNet()`): calling one yields a tensor.
   NameSet module_classes_, module_names_;
@@ -331,6 +336,9 @@ class Builder {
   void target_names(Node n, std::vector<std::string_view>& out, int depth = 0);
   void read_names(Node n, std::vector<std::string_view>& out, int depth = 0);
   bool moves_to_device(Node n) const;
+  bool returns_placed(Node value);
+  bool call_places(Node call);
+  std::optional<DeviceTarget> context_device(Node call);
   int64_t literal_number(Node n) const;
   bool is_host_copy_call(Node n);
   bool copied_on_the_way(Node n);
@@ -403,6 +411,7 @@ class Builder {
   void on_assignment(Node n, int depth);
   void on_setting(Node left, Node value);
   bool built_on_device(Node call);
+  DeviceTarget device_of_choice(Node conditional, int depth = 0) const;
   int32_t function_called(std::string_view callee, std::string_view klass) const;
   bool reads_cpu_batch(Node value, const LoopState& state);
   void on_augmented(Node n, int depth);

@@ -187,8 +187,8 @@ void Builder::on_api_call(Node n, const Callee& c, const Args& args) {
   // `torch.set_default_tensor_type(torch.cuda.BFloat16Tensor)`, `torch.set_default_device("cuda")`:
   // the modules built afterwards hold their parameters on the GPU already.
   if ((tail == "set_default_tensor_type" || tail == "set_default_device") && !null(first) &&
-      (contains_text(first, "cuda") || (tail == "set_default_device" && is_device_expr(first) &&
-                                        classify_device(first) != DeviceTarget::Cpu)))
+      (contains_text(first, "cuda") ||
+       (tail == "set_default_device" && is_device_expr(first) && on_cuda(classify_device(first)))))
     cuda_by_default_ = true;
   if (tail == "DataParallel" || callee.ends_with("parallel.data_parallel")) {
     add_api(ApiKind::DataParallel, n, callee);
@@ -444,6 +444,11 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
       }
     }
     note_model_dtype(n, receiver, args);
+  } else if (method == "to_empty") {
+    // `model.to_empty(device=device)` of a model built on `meta`: its storage is made there.
+    Node d = keyword(args, "device");
+    if (!null(d) && is_device_expr(d) && classify_device(d) != DeviceTarget::Cpu)
+      on_device_move(n, recv, receiver, classify_device(d), false, text(d));
   } else if (method == "cuda") {
     Node nb = keyword(args, "non_blocking");
     on_device_move(n, recv, receiver, DeviceTarget::Cuda, is(nb, s_.true_), "\"cuda\"");
@@ -555,6 +560,12 @@ void Builder::note_reduced_dtype(Node n, const std::string& receiver, bool reduc
 void Builder::on_device_move(Node n, Node recv, const std::string& receiver, DeviceTarget target,
                              bool non_blocking, std::string_view device) {
   add_move(n, target, receiver, non_blocking);
+  if (function_ >= 0 && !receiver.empty()) moved_in_function_.add(derived_key(function_, receiver));
+  // Another accelerator (MPS, XLA): placed there, but no CUDA copy for the rules to weigh.
+  if (target == DeviceTarget::Other) {
+    if (!receiver.empty() && model_names_.count(receiver)) m_.moved_models.push_back(receiver);
+    return;
+  }
   if (!loop_stack_.empty() && loop_stack_.back().function == function_ &&
       reads_cpu_batch(recv, loop_stack_.back())) {
     m_.batch_moves.push_back({span(n), scope_, loop_stack_.back().loop, non_blocking});

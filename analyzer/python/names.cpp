@@ -175,6 +175,24 @@ bool looks_like_device(std::string_view name) {
   return tail == "dev" || contains_ci(tail, "device") || tail == "gpu" || tail == "cuda";
 }
 
+DeviceTarget device_of_string(std::string_view spelling) {
+  const std::string_view type = spelling.substr(0, spelling.find(':'));
+  if (type == "cpu") return DeviceTarget::Cpu;
+  if (type.starts_with("cuda")) return DeviceTarget::Cuda;
+  static constexpr std::array<std::string_view, 7> kOther = {"mps", "xla", "meta", "xpu",
+                                                             "hpu", "npu", "mtia"};
+  return std::find(kOther.begin(), kOther.end(), type) != kOther.end() ? DeviceTarget::Other
+                                                                       : DeviceTarget::MaybeCuda;
+}
+
+bool names_device(std::string_view spelling) {
+  return spelling.starts_with("cuda") || device_of_string(spelling) != DeviceTarget::MaybeCuda;
+}
+
+bool is_xla_device_call(std::string_view callee) {
+  return last_component(callee) == "xla_device" || callee == "torch_xla.device";
+}
+
 bool is_module_container_iter(std::string_view text) {
   static constexpr std::array<std::string_view, 8> kMethods = {
       ".modules()",       ".children()",       ".parameters()", ".named_parameters()",

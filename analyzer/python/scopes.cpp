@@ -541,6 +541,7 @@ void Builder::on_with(Node n, int depth) {
   note_comments(n);
   std::vector<std::pair<Node, bool>> opened;  // (context expression, is autocast)
   uint8_t regions = kRegionNone;
+  bool placing = false;
   for_each_child(n, [&](Node c) {
     if (!is(c, s_.with_clause)) return;
     for_each_child(c, [&](Node item) {
@@ -556,6 +557,12 @@ void Builder::on_with(Node n, int depth) {
       uint8_t region = region_of(expr);
       regions |= region;
       if (region & kRegionAutocast) opened.push_back({expr, true});
+      if (!(region & kRegionAutocast) && is(expr, s_.call)) {
+        if (const auto device = context_device(expr); device && on_cuda(*device)) {
+          placing = true;
+          add_move(expr, *device, {}, false);
+        }
+      }
       std::string name = dotted(is(expr, s_.call) ? field(expr, s_.f_function) : expr);
       std::string_view tail = last_component(name);
       if (tail == "detect_anomaly") opened.push_back({expr, false});
@@ -577,7 +584,9 @@ void Builder::on_with(Node n, int depth) {
             expr, name);
     m_.api_uses.back().body = scope;
   }
+  placing_context_ += placing;
   with_scope(scope, field(n, s_.f_body), depth);
+  placing_context_ -= placing;
 }
 
 }  // namespace gpulint::python

@@ -62,13 +62,6 @@ bool Builder::holds_host_batch(Node n) const {
          });
 }
 
-// `device = cuda` in one branch and `device = cpu` in the other: the name may be either, and
-// a copy to it is not known to be a host copy.
-void Builder::bind_device(std::string_view name, DeviceTarget target) {
-  auto [it, inserted] = device_names_.try_emplace(std::string(name), DeviceName{target});
-  if (!inserted && it->second.target != target) it->second.target = DeviceTarget::MaybeCuda;
-}
-
 // The class of the instance a wrapper call wraps (`DDP(model)`, `torch.compile(model)`), as
 // call_results_ knows it; empty when none.
 std::string_view Builder::wrapped_instance(Node call, std::string_view tail) const {
@@ -195,6 +188,7 @@ void Builder::on_assignment(Node n, int depth) {
   // Within a branch it is one of the values the name may hold (`acc = None` in an else).
   const bool unconditional =
       m_.scopes[scope_].kind != ScopeKind::Branch && m_.scopes[scope_].kind != ScopeKind::Handler;
+  const bool placed = is(value, s_.call) && call_places(value);
   for (size_t i = 0; i < names.size(); ++i) {
     const std::string_view t = names[i];
     if (elementwise ? is_tensor_expr(value.named_child(static_cast<uint32_t>(i))) : tensor) {
@@ -202,7 +196,7 @@ void Builder::on_assignment(Node n, int depth) {
     } else if (unconditional) {
       tensor_names_.remove(t);
     }
-    if (moved) on_device_names_.add(t);
+    if (moved || placed) on_device_names_.add(t);
   }
   if (contains_text(value, "autocast")) autocast_names_.add(name);
 
@@ -282,7 +276,8 @@ void Builder::on_assignment(Node n, int depth) {
     } else if (is_optimizer_constructor(callee)) {
       optimizer_names_.add(name);
     }
-    if (tail == "device" && callee.find("torch") != std::string_view::npos) {
+    if ((tail == "device" && callee.find("torch") != std::string_view::npos) ||
+        is_xla_device_call(callee)) {
       bind_device(name, classify_device(value));
     }
     if (tail == "compile" || tail == "DistributedDataParallel" || tail == "DDP" ||
@@ -319,15 +314,15 @@ void Builder::on_assignment(Node n, int depth) {
       }
     }
   } else if (is(value, s_.string)) {
-    std::string v = string_value(value);
-    if (v == "cpu")
-      bind_device(name, DeviceTarget::Cpu);
-    else if (v.starts_with("cuda"))
-      bind_device(name, DeviceTarget::Cuda);
+    const std::string v = string_value(value);
+    if (names_device(v)) bind_device(name, device_of_string(v));
   } else if (is(value, s_.conditional_expression) && single) {
     std::string_view t = text(value);
     if (t.find("\"cuda") != std::string_view::npos || t.find("'cuda") != std::string_view::npos) {
       device_names_[std::string(name)] = {DeviceTarget::MaybeCuda};
+    } else if (const DeviceTarget target = device_of_choice(value);
+               target != DeviceTarget::MaybeCuda) {
+      device_names_[std::string(name)] = {target};  // `"mps" if mps_ok else "cpu"`
     }
   } else if (is(value, s_.identifier) && single) {
     const std::string_view source = text(value);
@@ -455,6 +450,8 @@ void Builder::on_return(Node n, int depth) {
     const std::string& name = m_.functions[function_].name;
     device_functions_.add(class_name_.empty() ? name : std::string(class_name_) + "." + name);
   }
+  if (class_name_.empty() && returns_placed(value))
+    placed_functions_.add(m_.functions[function_].name);
   // `def load_model(cfg): model = Net(cfg).cuda(); ...; return model`: its callers get a Net.
   if (class_name_.empty() && is(value, s_.identifier)) {
     const auto held = call_results_.find(text(value));
@@ -493,74 +490,6 @@ void Builder::on_return(Node n, int depth) {
   } else {
     loader_functions_[fname] = loader;
   }
-}
-
-DeviceTarget Builder::classify_device(Node n, int depth) const {
-  n = unparen(n);
-  if (null(n) || depth > 8) return DeviceTarget::MaybeCuda;
-  if (is(n, s_.string)) {
-    std::string v = string_value(n);
-    return v == "cpu"              ? DeviceTarget::Cpu
-           : v.starts_with("cuda") ? DeviceTarget::Cuda
-                                   : DeviceTarget::MaybeCuda;
-  }
-  if (is(n, s_.call)) {
-    const std::string_view callee = callee_name(n);
-    if (last_component(callee) == "device") {
-      Node args = field(n, s_.f_arguments);
-      Node first = null(args) ? Node{} : args.named_child(0);
-      if (!null(first)) return classify_device(first, depth + 1);
-    }
-    return DeviceTarget::MaybeCuda;
-  }
-  if (is(n, s_.identifier) || is(n, s_.attribute)) {
-    auto it = device_names_.find(dotted(n));
-    if (it != device_names_.end()) return it->second.target;
-  }
-  return DeviceTarget::MaybeCuda;
-}
-
-// Is this expression a device at all (and not a dtype or another tensor)?
-// A project function that returns a device: of this file, or of another (the engine found it).
-bool Builder::returns_device(std::string_view callee) const {
-  if (callee.empty()) return false;
-  if (device_functions_.count(callee)) return true;
-  const auto& elsewhere = inbound_.device_functions;
-  return std::binary_search(elsewhere.begin(), elsewhere.end(), callee);
-}
-
-// `.to(dist_util.dev())`: an imported call whose result is a device if that module's function
-// returns one, for the engine to find out.
-void Builder::note_device_call(Node n) {
-  n = unparen(n);
-  if (!is(n, s_.call)) return;
-  const std::string_view callee = callee_name(n);
-  // Asked every round, known or not: the answer comes from the engine again each time.
-  if (callee.empty() || last_component(callee) == "device" || device_functions_.count(callee))
-    return;
-  if (auto target = imported_target(callee))
-    m_.device_calls.push_back({target->first, target->second, std::string(callee)});
-}
-
-bool Builder::is_device_expr(Node n) const {
-  n = unparen(n);
-  if (null(n)) return false;
-  if (is(n, s_.string)) {
-    std::string v = string_value(n);
-    return v == "cpu" || v.starts_with("cuda") || v == "mps";
-  }
-  if (is(n, s_.call)) {
-    const std::string_view callee = callee_name(n);
-    return last_component(callee) == "device" || returns_device(callee);
-  }
-  if (is(n, s_.identifier) || is(n, s_.attribute)) {
-    const std::string_view name = dotted_view(n);
-    if (device_names_.count(name)) return true;
-    std::string_view tail = last_component(name);
-    return looks_like_device(name) && tail.find("dtype") == std::string_view::npos;
-  }
-  if (is(n, s_.conditional_expression)) return contains_text(n, "cuda");
-  return false;
 }
 
 Value Builder::resolve(Node n) const {

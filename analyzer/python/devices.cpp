@@ -1,0 +1,161 @@
+// Devices: which device an expression names (CUDA, the host, or another accelerator), and where
+// what the code builds is placed: moved, built in a device context, or returned placed.
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "analyzer/python/builder.h"
+#include "analyzer/python/names.h"
+
+namespace gpulint::python {
+
+// `device = cuda` in one branch and `device = cpu` in the other: the name may be either, and
+// a copy to it is not known to be a host copy.
+void Builder::bind_device(std::string_view name, DeviceTarget target) {
+  auto [it, inserted] = device_names_.try_emplace(std::string(name), DeviceName{target});
+  if (inserted || it->second.target == target) return;
+  // `cpu` in one branch and `mps` in the other: no CUDA either way.
+  const bool cuda = on_cuda(target) || on_cuda(it->second.target);
+  it->second.target = cuda ? DeviceTarget::MaybeCuda : DeviceTarget::Other;
+}
+
+// `"mps" if mps_ok else "cpu"`, with no CUDA string in it: Other when no choice is CUDA and one is
+// another accelerator, Cpu when every choice is the host; MaybeCuda when a choice is not known.
+DeviceTarget Builder::device_of_choice(Node conditional, int depth) const {
+  if (depth > kMaxExprDepth) return DeviceTarget::MaybeCuda;
+  bool other = false;
+  for (Node choice : {conditional.named_child(0), conditional.named_child(2)}) {
+    choice = unparen(choice);
+    const DeviceTarget target = is(choice, s_.conditional_expression)
+                                    ? device_of_choice(choice, depth + 1)
+                                : is(choice, s_.string) ? device_of_string(string_value(choice))
+                                                        : DeviceTarget::MaybeCuda;
+    if (on_cuda(target)) return DeviceTarget::MaybeCuda;
+    other = other || target == DeviceTarget::Other;
+  }
+  return other ? DeviceTarget::Other : DeviceTarget::Cpu;
+}
+
+DeviceTarget Builder::classify_device(Node n, int depth) const {
+  n = unparen(n);
+  if (null(n) || depth > 8) return DeviceTarget::MaybeCuda;
+  if (is(n, s_.string)) return device_of_string(string_value(n));
+  if (is(n, s_.call)) {
+    const std::string_view callee = callee_name(n);
+    if (is_xla_device_call(callee)) return DeviceTarget::Other;
+    if (last_component(callee) == "device") {
+      Node args = field(n, s_.f_arguments);
+      Node first = null(args) ? Node{} : args.named_child(0);
+      if (!null(first)) return classify_device(first, depth + 1);
+    }
+    return DeviceTarget::MaybeCuda;
+  }
+  if (is(n, s_.identifier) || is(n, s_.attribute)) {
+    auto it = device_names_.find(dotted(n));
+    if (it != device_names_.end()) return it->second.target;
+  }
+  return DeviceTarget::MaybeCuda;
+}
+
+// Is this expression a device at all (and not a dtype or another tensor)?
+// A project function that returns a device: of this file, or of another (the engine found it).
+bool Builder::returns_device(std::string_view callee) const {
+  if (callee.empty()) return false;
+  if (device_functions_.count(callee)) return true;
+  const auto& elsewhere = inbound_.device_functions;
+  return std::binary_search(elsewhere.begin(), elsewhere.end(), callee);
+}
+
+// `.to(dist_util.dev())`: an imported call whose result is a device if that module's function
+// returns one, for the engine to find out.
+void Builder::note_device_call(Node n) {
+  n = unparen(n);
+  if (!is(n, s_.call)) return;
+  const std::string_view callee = callee_name(n);
+  // Asked every round, known or not: the answer comes from the engine again each time.
+  if (callee.empty() || last_component(callee) == "device" || device_functions_.count(callee))
+    return;
+  if (auto target = imported_target(callee))
+    m_.device_calls.push_back({target->first, target->second, std::string(callee)});
+}
+
+bool Builder::is_device_expr(Node n) const {
+  n = unparen(n);
+  if (null(n)) return false;
+  if (is(n, s_.string)) return names_device(string_value(n));
+  if (is(n, s_.call)) {
+    const std::string_view callee = callee_name(n);
+    return last_component(callee) == "device" || is_xla_device_call(callee) ||
+           returns_device(callee);
+  }
+  if (is(n, s_.identifier) || is(n, s_.attribute)) {
+    const std::string_view name = dotted_view(n);
+    if (device_names_.count(name)) return true;
+    std::string_view tail = last_component(name);
+    return looks_like_device(name) && tail.find("dtype") == std::string_view::npos;
+  }
+  if (is(n, s_.conditional_expression)) return contains_text(n, "cuda");
+  return false;
+}
+
+// `with torch.device("cuda"):`, `with init_on_device(device):`: a context whose modules and
+// tensors are built on its device; none for `torch.cuda.device(i)` (which only picks the
+// current CUDA device, the tensors still start on the host) and other contexts.
+std::optional<DeviceTarget> Builder::context_device(Node call) {
+  const std::string_view callee = callee_name(call);
+  const std::string_view tail = last_component(callee);
+  if (callee.ends_with("cuda.device")) return std::nullopt;
+  Node device;
+  if (tail == "device") {
+    Node args = field(call, s_.f_arguments);
+    device = null(args) ? Node{} : args.named_child(0);
+  } else if (tail.find("device") != std::string_view::npos ||
+             tail.find("init") != std::string_view::npos) {
+    const Args args = arguments(call);
+    device = keyword(args, "device");
+    if (null(device) && !args.positional.empty()) device = args.positional.front();
+  }
+  if (null(device) || !is_device_expr(device)) return std::nullopt;
+  return classify_device(device);
+}
+
+// `return Net().cuda()`, `return net` after `net.to(device)`, or a module built in a device
+// context: the caller gets it on the device.
+bool Builder::returns_placed(Node value) {
+  if (placing_context_ > 0 && is(value, s_.call)) return true;
+  if (is(value, s_.identifier)) {
+    const std::string_view name = text(value);
+    return on_device_names_.count(name) || moved_in_function_.count(derived_key(function_, name));
+  }
+  Node call = value;
+  for (int d = 0; d < kMaxExprDepth && is(call, s_.call); ++d) {
+    const std::string_view m = method_of(call);
+    if (m == "cuda") return true;
+    if (m == "to" || m == "to_empty") {
+      const Args args = arguments(call);
+      Node d = args.positional.empty() ? keyword(args, "device") : args.positional.front();
+      return !null(d) && is_device_expr(d) && classify_device(d) != DeviceTarget::Cpu;
+    }
+    if (m != "half" && m != "bfloat16" && m != "float" && m != "eval" && m != "train" &&
+        m != "requires_grad_")
+      return false;
+    call = receiver_of(call);
+  }
+  return false;
+}
+
+// What a call returns is on a device: it runs in a device context, is a function of this file
+// that returns it placed, or is a function from elsewhere given a device (`load_model("base",
+// device)`), which places what it builds there as far as this file can tell.
+bool Builder::call_places(Node call) {
+  if (placing_context_ > 0) return true;
+  const std::string_view callee = callee_name(call);
+  if (callee.empty()) return false;
+  if (function_by_name_.count(callee)) return placed_functions_.count(callee) > 0;
+  const Args args = arguments(call);
+  return std::any_of(args.positional.begin(), args.positional.end(), [&](Node a) {
+    return is_device_expr(a) && classify_device(a) != DeviceTarget::Cpu;
+  });
+}
+
+}  // namespace gpulint::python
