@@ -110,6 +110,14 @@ void Builder::on_call(Node n, int depth) {
       if (Node v = keyword(args, k); is(v, s_.true_)) m_.file_level_amp = true;
     }
   }
+  // FSDP's mixed precision: parameters cast to `param_dtype` for the forward (FSDP2's
+  // `MixedPrecisionPolicy`, FSDP1's `MixedPrecision`). A dtype from a variable may be reduced.
+  if (tail == "MixedPrecisionPolicy" || tail == "MixedPrecision") {
+    Node dtype = args.positional.empty() ? keyword(args, "param_dtype") : args.positional.front();
+    const std::string_view spelled = null(dtype) ? std::string_view{} : last_component(text(dtype));
+    if (!null(dtype) && spelled != "float32" && spelled != "float" && spelled != "None")
+      m_.file_level_amp = true;
+  }
   if (optimizer && !args.positional.empty()) {
     std::string root = dotted(receiver_of(unparen(args.positional.front())));
     if (!root.empty() && root != "self") model_names_.insert(root);
