@@ -6,9 +6,13 @@ namespace {
 constexpr std::string_view kDocs = R"md(## What it does
 Flags `.item()`, `.tolist()` and `float(t)` / `int(t)` / `bool(t)` of a tensor inside a training or
 evaluation step loop (or a helper it calls every step), unless an interval guard such as
-`if step % log_every == 0` limits it to some steps. What is known not to be on the GPU is
+`if step % log_every == 0` limits it to some steps (also through a flag holding one, a counter
+under a dict key such as `state["step_count"]`, or a helper's `if not should_log: return` when
+every call passes an interval guard for `should_log`). What is known not to be on the GPU is
 silent: a loader's batch that was never moved (and its items, iterated or zipped with
-others), what a chain has already copied to the host or into numpy on the way
+others), a tensor made with `device="cpu"` and what its methods compute, what a checkpoint
+loaded without a CUDA `map_location` holds (a step counter), and a program whose devices are
+all another accelerator (MPS, XLA); what a chain has already copied to the host or into numpy on the way
 (`t.cpu().numpy().tolist()`: the `.cpu()` is GL102's), and in a helper, a read under
 `if isinstance(v, torch.Tensor):` when every known call passes numbers (`.item()` results,
 counters, the learning rate, literals), and code that runs only without CUDA (the `else` of

@@ -140,6 +140,23 @@ struct ParameterCondition {
   int32_t function;
 };
 
+// `if not should_log: return` on a parameter: the rest of the function runs on the steps its
+// callers pass a true flag for. Judged once the file's calls are known (GuardArgument).
+struct ParameterGuard {
+  int32_t function;
+  size_t parameter;  // index into Function::parameters
+  ScopeId scope;     // the rest of the function's block
+};
+
+// What a call of a function of this file passes for one parameter: by position, or by name
+// (`position` then npos); `interval` when it is an interval guard (`step % n == 0`, a flag).
+struct GuardArgument {
+  std::string_view callee, klass;
+  size_t position;
+  std::string_view name;
+  bool interval;
+};
+
 struct ModelDtype {
   std::string name;
   bool reduced;
@@ -294,6 +311,8 @@ class Builder {
   std::vector<std::pair<Node, ScopeId>> tensor_conditions_;
   std::vector<ParameterCondition> parameter_conditions_;
   std::vector<TensorArgument> tensor_arguments_;
+  std::vector<ParameterGuard> parameter_guards_;
+  std::vector<GuardArgument> guard_arguments_;
   NameSet scalar_names_;              // hold a number, a string or None: never a tensor
   std::vector<ScopeId> type_tested_;  // branches under `isinstance(x, torch.Tensor)`
   std::vector<std::pair<Node, ScopeId>> dynamic_methods_;
@@ -408,6 +427,9 @@ class Builder {
   void bind_device(std::string_view name, DeviceTarget target);
   std::string_view wrapped_instance(Node call, std::string_view tail) const;
   bool made_on_host(Node value) const;
+  bool on_host(Node n, int depth = 0) const;
+  bool reads_checkpoint(Node value);
+  bool reads_counter_key(Node n, int depth = 0) const;
   void on_assignment(Node n, int depth);
   void on_setting(Node left, Node value);
   bool built_on_device(Node call);
@@ -434,6 +456,9 @@ class Builder {
   bool is_tensor_condition(Node n, int depth = 0) const;
   void note_condition(Node condition);
   void judge_parameter_conditions();
+  void judge_parameter_guards();
+  std::optional<size_t> guarding_parameter(Node if_statement) const;
+  bool is_interval_value(Node n);
   void note_precision_setting(Node pair);
   bool is_tensor_type_test(Node condition) const;
   // `isinstance(sampler, LossAwareSampler)`: the name and the class it is known to hold.

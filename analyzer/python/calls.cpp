@@ -142,7 +142,12 @@ void Builder::on_call(Node n, int depth) {
     if (self_call || function_by_name_.count(callee)) {
       for (size_t i = 0; i < args.positional.size() && !args.list_splat; ++i) {
         if (is_tensor_expr(args.positional[i])) tensor_arguments_.push_back({callee, klass, i});
+        guard_arguments_.push_back(
+            {callee, klass, i, {}, !args.list_splat && is_interval_value(args.positional[i])});
       }
+      for (const auto& [name, value] : args.keywords)
+        guard_arguments_.push_back(
+            {callee, klass, std::string_view::npos, name, is_interval_value(value)});
     }
     if (!loop_data && !loop_stack_.empty() && loop_stack_.back().function == function_)
       loop_stack_.back().carried_calls.emplace_back(pending_calls_.size() - 1, std::move(read));
@@ -431,7 +436,7 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
     add_output(n, kind, callee.empty() ? method : callee);
   }
 
-  if ((recv_host_batch || made_on_host(recv)) &&
+  if ((recv_host_batch || on_host(recv)) &&
       (method == "item" || method == "tolist" || method == "cpu")) {
     // Nothing to wait for.
   } else if (method == "item" && args.positional.empty() && !recv_copied && !recv_numpy) {

@@ -90,6 +90,44 @@ void Builder::judge_parameter_conditions() {
   }
 }
 
+// `if not should_log: return` at the top level of a function, on one of its parameters.
+std::optional<size_t> Builder::guarding_parameter(Node if_statement) const {
+  if (function_ < 0 || !is_early_exit(if_statement)) return std::nullopt;
+  const Node condition = unparen(field(if_statement, s_.f_condition));
+  if (!is(condition, s_.not_operator)) return std::nullopt;
+  const Node flag = unparen(field(condition, s_.f_argument));
+  if (!is(flag, s_.identifier)) return std::nullopt;
+  const std::vector<std::string>& parameters = m_.functions[function_].parameters;
+  const auto at = std::find(parameters.begin(), parameters.end(), text(flag));
+  if (at == parameters.end()) return std::nullopt;
+  return static_cast<size_t>(at - parameters.begin());
+}
+
+// `step % 100 == 0`, or a flag holding one: true on some steps only.
+bool Builder::is_interval_value(Node n) {
+  n = unparen(n);
+  if (is(n, s_.identifier)) return guard_flags_.count(text(n)) > 0;
+  const bool condition = is(n, s_.comparison_operator) || is(n, s_.boolean_operator);
+  return condition && classify_guard(n) == Guard::Interval;
+}
+
+// The rest of a function after `if not flag: return` runs on guarded steps when every call of
+// the file passes an interval guard for the flag (and some call passes one).
+void Builder::judge_parameter_guards() {
+  for (const ParameterGuard& g : parameter_guards_) {
+    const Function& f = m_.functions[g.function];
+    const size_t skip = !f.parameters.empty() && f.parameters.front() == "self" ? 1 : 0;
+    bool interval = false, other = false;
+    for (const GuardArgument& a : guard_arguments_) {
+      const bool here = a.position == std::string_view::npos ? a.name == f.parameters[g.parameter]
+                                                             : a.position + skip == g.parameter;
+      if (!here || function_called(a.callee, a.klass) != g.function) continue;
+      (a.interval ? interval : other) = true;
+    }
+    if (interval && !other) m_.scopes[g.scope].guard = Guard::Interval;
+  }
+}
+
 // `batches_done = epoch * len(loader) + i`: whole-number arithmetic on a step counter counts
 // steps too, so a guard on it (`batches_done % n == 0`) is an interval guard. The other operands
 // are numbers, names and attributes that hold no tensor, and `len(...)`; true division, another
@@ -277,6 +315,7 @@ Guard Builder::classify_guard(Node condition) {
     // `if is_log:` after `is_log = step % n == 0`; `if not is_log:` runs on the other steps.
     if (guard_flags_.count(name) && !t.starts_with("not ")) return Guard::Interval;
   }
+  counter = counter || reads_counter_key(condition);
   bool interval_op =
       t.find('%') != std::string_view::npos || t.find("==") != std::string_view::npos ||
       t.find('<') != std::string_view::npos || t.find('>') != std::string_view::npos ||
@@ -287,6 +326,19 @@ Guard Builder::classify_guard(Node condition) {
     rank = t.find("RANK\"") != std::string_view::npos || t.find("RANK'") != std::string_view::npos;
   if (rank) return Guard::Rank;
   return Guard::Data;
+}
+
+// `state["step_count"]`: a step counter kept under a key of a dict.
+bool Builder::reads_counter_key(Node n, int depth) const {
+  if (null(n) || depth > kMaxExprDepth) return false;
+  if (is(n, s_.subscript)) {
+    Node key = field(n, s_.f_subscript);
+    if (is(key, s_.string) && looks_like_counter(string_value(key))) return true;
+  }
+  bool found = false;
+  for (Node c = n.first_child(); !null(c) && !found; c = c.next_sibling())
+    found = reads_counter_key(c, depth + 1);
+  return found;
 }
 
 // What the statements after `if CONDITION: return` run under: the condition is false there.
@@ -305,6 +357,7 @@ Guard Builder::classify_exit_guard(Node condition) {
     if (counter_names_.count(name) || looks_like_counter(name)) counter = true;
     if (negated && guard_flags_.count(name)) return Guard::Interval;
   }
+  counter = counter || reads_counter_key(condition);
   const bool since =
       t.find(" - ") != std::string_view::npos &&
       (t.find('<') != std::string_view::npos || t.find('>') != std::string_view::npos);

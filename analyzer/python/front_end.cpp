@@ -319,6 +319,7 @@ void Builder::finish() {
   // `accelerator.backward(loss)` with the Accelerator built elsewhere (a project helper, a
   // caller): its mixed precision is not known here, so AMP may be in effect.
   if (framework_backward_ && !framework_built_) m_.file_level_amp = true;
+  judge_parameter_guards();
   note_forward_helpers();
   m_.classify();
   for (Loop& loop : m_.loops) {

@@ -377,9 +377,14 @@ void Builder::on_block(Node n, int depth) {
   const ScopeId saved = scope_;
   for (Node c = n.first_child(); !null(c); c = c.next_sibling()) {
     visit(c, depth + 1);
-    if (!is(c, s_.if_statement) || !guards_the_rest(c, 0)) continue;
-    scope_ = new_scope(ScopeKind::Branch);
-    m_.scopes[scope_].guard = Guard::Interval;
+    if (!is(c, s_.if_statement)) continue;
+    if (guards_the_rest(c, 0)) {
+      scope_ = new_scope(ScopeKind::Branch);
+      m_.scopes[scope_].guard = Guard::Interval;
+    } else if (const std::optional<size_t> parameter = guarding_parameter(c)) {
+      scope_ = new_scope(ScopeKind::Branch);  // Data until its callers are known
+      parameter_guards_.push_back({function_, *parameter, scope_});
+    }
   }
   scope_ = saved;
 }

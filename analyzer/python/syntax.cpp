@@ -213,9 +213,16 @@ bool Builder::made_on_host(Node value) const {
   if (method == "cpu" || method == "numpy") return true;
   const std::string_view callee = callee_name(value);
   // `torch.zeros(n)`: filled on the host where no device is named.
+  // `torch.zeros(n, device="cpu")`: there too.
+  const auto device_named_host = [&] {
+    const Args args = const_cast<Builder*>(this)->arguments(value);
+    const Node device = keyword(args, "device");
+    return !null(device) && is_device_expr(device) && classify_device(device) == DeviceTarget::Cpu;
+  };
   if (torch_api::is_fill_factory(method) && !method.ends_with("_like") && is_fill_factory(callee)) {
     Node args = field(value, s_.f_arguments);
-    return !null(args) && !contains_text(args, "device") && !contains_text(args, "**");
+    return !null(args) && !contains_text(args, "**") &&
+           (!contains_text(args, "device") || device_named_host());
   }
   if (method != "from_file" && method != "from_numpy" && method != "tensor" &&
       method != "as_tensor")
@@ -223,7 +230,21 @@ bool Builder::made_on_host(Node value) const {
   if (callee == "torch.from_file" || callee == "torch.from_numpy") return true;
   if (callee != "torch.tensor" && callee != "torch.as_tensor") return false;
   Node args = field(value, s_.f_arguments);
-  return !null(args) && !contains_text(args, "device");
+  return !null(args) && (!contains_text(args, "device") || device_named_host());
+}
+
+// A value on the host: made there, a name bound to one (or to a checkpoint read to the host),
+// or a tensor method's result on one (`mask.sum()`) or a part of one (`ckpt["step"]`).
+bool Builder::on_host(Node n, int depth) const {
+  n = unparen(n);
+  if (null(n) || depth > kMaxExprDepth) return false;
+  if (is(n, s_.identifier) || is(n, s_.attribute)) return host_names_.count(dotted_view(n)) > 0;
+  if (is(n, s_.subscript)) return on_host(field(n, s_.f_value), depth + 1);
+  if (!is(n, s_.call)) return false;
+  if (made_on_host(n)) return true;
+  const std::string_view method = method_of(n);
+  return !method.empty() && method != "to" && method != "cuda" && is_tensor_method(method) &&
+         on_host(receiver_of(n), depth + 1);
 }
 
 }  // namespace gpulint::python

@@ -62,6 +62,13 @@ bool Builder::holds_host_batch(Node n) const {
          });
 }
 
+// `torch.load(path)`, `torch.load(path, map_location="cpu")`.
+bool Builder::reads_checkpoint(Node value) {
+  if (!is(value, s_.call) || callee_name(value) != "torch.load") return false;
+  const Node map = keyword(arguments(value), "map_location");
+  return null(map) || !is_device_expr(map) || classify_device(map) == DeviceTarget::Cpu;
+}
+
 // The class of the instance a wrapper call wraps (`DDP(model)`, `torch.compile(model)`), as
 // call_results_ knows it; empty when none.
 std::string_view Builder::wrapped_instance(Node call, std::string_view tail) const {
@@ -177,9 +184,10 @@ void Builder::on_assignment(Node n, int depth) {
                            value.named_child_count() == names.size();
   // What a name holds is what it was last given, in source order: `x = step / n` after
   // `x = model(batch)` holds a number.
-  // `header = torch.from_file(...)`: a tensor on the host, whose value costs no sync.
+  // `header = torch.from_file(...)`: a tensor on the host, whose value costs no sync; so is what
+  // a checkpoint read without a CUDA `map_location` holds (a step counter, saved statistics).
   if (single) {
-    if (made_on_host(value)) {
+    if (on_host(value) || reads_checkpoint(value)) {
       host_names_.add(name);
     } else {
       host_names_.remove(name);
