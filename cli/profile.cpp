@@ -372,14 +372,15 @@ std::optional<Diagnostic> unfound(const profile::LineCost& line, double step_us)
 }
 
 // Whether a line's evidence bears on a finding: a synchronising call on the findings of rules
-// about synchronising and copying at that line; a wait for batches on the loader findings of
-// its file (the loader is made elsewhere than where it is iterated).
+// about synchronising, placement and copying (their experiments measure transfers) at that
+// line; a wait for batches on the findings of its file whose experiments measure loading (the
+// loader is made elsewhere than where it is iterated).
 bool bears_on(const profile::LineCost& line, const Diagnostic& d) {
   const Rule* rule = find_rule(d.code);
   if (rule == nullptr) return false;
-  if (line.kind == HostWait::Kind::Data) return d.code == "GL201" || d.code == "GL206";
+  if (line.kind == HostWait::Kind::Data) return rule->measure.experiment == "loading";
   const std::string_view family = rule->info.family;
-  return family == "sync" || family == "placement" || d.code == "GL204" || d.code == "GL205";
+  return family == "sync" || family == "placement" || rule->measure.experiment == "transfer";
 }
 
 // Each finding the run's evidence bears on is marked observed, the rest not observed; a
