@@ -1,8 +1,11 @@
-// Devices: which device an expression names (CUDA, the host, or another accelerator), and where
-// what the code builds is placed: moved, built in a device context, or returned placed.
+// Devices: which device an expression names (CUDA, the host, or another accelerator), the moves
+// to one, and where what the code builds is placed: moved, built in a device context, or
+// returned placed.
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "analyzer/python/builder.h"
 #include "analyzer/python/names.h"
@@ -96,6 +99,67 @@ bool Builder::is_device_expr(Node n) const {
   }
   if (is(n, s_.conditional_expression)) return contains_text(n, "cuda");
   return false;
+}
+
+void Builder::add_move(Node n, DeviceTarget target, std::string receiver, bool non_blocking) {
+  m_.moves.push_back({span(n), scope_, target, std::move(receiver), non_blocking});
+}
+
+void Builder::on_device_move(Node n, Node recv, const std::string& receiver, DeviceTarget target,
+                             bool non_blocking, std::string_view device) {
+  add_move(n, target, receiver, non_blocking);
+  if (function_ >= 0 && !receiver.empty()) moved_in_function_.add(derived_key(function_, receiver));
+  // Another accelerator (MPS, XLA): placed there, but no CUDA copy for the rules to weigh.
+  if (target == DeviceTarget::Other) {
+    if (!receiver.empty() && model_names_.count(receiver)) m_.moved_models.push_back(receiver);
+    return;
+  }
+  if (!loop_stack_.empty() && loop_stack_.back().function == function_ &&
+      reads_cpu_batch(recv, loop_stack_.back())) {
+    m_.batch_moves.push_back({span(n), scope_, loop_stack_.back().loop, non_blocking});
+    const std::string_view root = root_identifier(recv);
+    if (!root.empty()) loop_stack_.back().moved_batch.add(root);
+  }
+  if (!receiver.empty() && model_names_.count(receiver)) m_.moved_models.push_back(receiver);
+  if (is(recv, s_.call)) {
+    std::string factory(callee_name(recv));
+    if (is_fill_factory(factory)) {
+      FactoryMove fm;
+      fm.span = span(n);
+      fm.factory = span(recv);
+      Node fargs = field(recv, s_.f_arguments);
+      fm.factory_args = argument_list(recv);
+      fm.move = {recv.end(), n.end()};
+      fm.factory_name = factory;
+      fm.device = std::string(device);
+      fm.scope = scope_;
+      bool has_device = !null(fargs) && contains_text(fargs, "device=");
+      // `torch.zeros_like(t)` fills on t's device: only a t known to be on the host is filled
+      // there and copied.
+      if (factory.ends_with("_like")) {
+        Node source = null(fargs) ? Node{} : unparen(fargs.named_child(0));
+        const bool on_host = !null(source) && (holds_host_batch(source) || made_on_host(source) ||
+                                               host_names_.count(dotted_view(source)));
+        if (!on_host) has_device = true;
+      }
+      if (!has_device) m_.factory_moves.push_back(std::move(fm));
+    } else if (!is_tensor_function(factory) && !factory.empty()) {
+      // `Net().to(device)`: a module built and moved in one go is a model.
+      std::string_view tail = last_component(factory);
+      if (!is_parameterless_module(factory) && !tail.empty() &&
+          std::isupper(static_cast<unsigned char>(tail[0]))) {
+        Node parent = n.parent();
+        if (is(parent, s_.assignment)) {
+          std::vector<std::string_view> names;
+          target_names(field(parent, s_.f_left), names);
+          for (std::string_view name : names) {
+            model_names_.add(name);
+            m_.moved_models.emplace_back(name);
+          }
+        }
+      }
+    }
+  }
 }
 
 // `with torch.device("cuda"):`, `with init_on_device(device):`: a context whose modules and
