@@ -118,9 +118,12 @@ void Builder::on_function(Node n, int depth, uint8_t regions) {
       parameter_names_.emplace(text(id));
       note_annotated_instance(id, p);
       // forward()'s inputs are tensors, except options with a literal default
-      // (`return_attn=False`); `labels=None` is a tensor when given.
+      // (`return_attn=False`) or a type that is no tensor (`max_len: Optional[int] = None`);
+      // `labels=None` is a tensor when given.
       Node fallback = field(p, s_.f_value);
-      if (forward && m_.functions[index].parameters.size() > 1 &&
+      const Node type = field(p, s_.f_type);
+      const bool typed_other = !null(type) && !contains_text(type, "Tensor");
+      if (forward && m_.functions[index].parameters.size() > 1 && !typed_other &&
           (null(fallback) || is(fallback, s_.none))) {
         tensor_names_.emplace(text(id));
       }
