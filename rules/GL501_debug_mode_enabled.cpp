@@ -9,7 +9,9 @@ constexpr std::string_view kDocs = R"md(## What it does
 Flags debugging switches left on in training code: `torch.autograd.set_detect_anomaly(True)`,
 `with torch.autograd.detect_anomaly():`, `os.environ["CUDA_LAUNCH_BLOCKING"] = "1"`, and
 `torch.autograd.profiler.profile()` / `emit_nvtx()` wrapping a whole training loop. The
-`torch.profiler.profile(schedule=...)` profiler, made to sample a few steps, stays silent.
+`torch.profiler.profile(schedule=...)` profiler, made to sample a few steps, stays silent; in
+Python so does a switch under a condition on a debugging option (`if args.debug:`), which is on
+only when asked for.
 
 ## Why is this bad
 Anomaly detection records a traceback for every forward op and checks every backward op's
@@ -69,6 +71,7 @@ bool wraps_training_loop(const StepModel& m, ScopeId body) {
 void check(const RuleInput& in, Sink& sink) {
   const StepModel& m = in.model;
   for (const ApiUse& use : m.api_uses) {
+    if (use.debug_guarded) continue;
     std::string message;
     switch (use.kind) {
       case ApiKind::DetectAnomaly:

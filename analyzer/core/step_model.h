@@ -367,6 +367,8 @@ struct ApiUse {
   std::string subject;  // Compile: the model name
   // DeprecatedAmp: in a branch chosen by the torch version, the fallback for an old torch.
   bool version_guarded = false;
+  // Debugging switches: under a condition on a debugging option (`if args.debug:`).
+  bool debug_guarded = false;
 };
 
 enum class AmpDtype : uint8_t { Default, BFloat16, Float16, Unknown };

@@ -430,6 +430,7 @@ class Builder {
   bool on_host(Node n, int depth = 0) const;
   bool reads_checkpoint(Node value);
   bool reads_counter_key(Node n, int depth = 0) const;
+  bool debug_guarded(Node n) const;
   void on_assignment(Node n, int depth);
   void on_setting(Node left, Node value);
   bool built_on_device(Node call);

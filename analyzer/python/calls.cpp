@@ -22,6 +22,9 @@ void Builder::add_api(ApiKind kind, Node n, std::string_view spelling, Node valu
     use.arguments = argument_list(n);
   }
   if (!null(value)) use.value = span(value);
+  if (kind == ApiKind::DetectAnomaly || kind == ApiKind::LaunchBlocking ||
+      kind == ApiKind::AutogradProfiler)
+    use.debug_guarded = debug_guarded(n);
   m_.api_uses.push_back(std::move(use));
 }
 

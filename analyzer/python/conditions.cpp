@@ -328,6 +328,18 @@ Guard Builder::classify_guard(Node condition) {
   return Guard::Data;
 }
 
+// Under `if args.debug:` (or a conditional expression on one), in this function.
+bool Builder::debug_guarded(Node n) const {
+  for (Node a = n.parent(), below = n; !null(a) && !is(a, s_.function_definition);
+       below = a, a = a.parent()) {
+    Node condition;
+    if (is(a, s_.if_statement) || is(a, s_.elif_clause)) condition = field(a, s_.f_condition);
+    if (is(a, s_.conditional_expression)) condition = a.named_child(1);
+    if (!null(condition) && condition != below && names_debug_option(text(condition))) return true;
+  }
+  return false;
+}
+
 // `state["step_count"]`: a step counter kept under a key of a dict.
 bool Builder::reads_counter_key(Node n, int depth) const {
   if (null(n) || depth > kMaxExprDepth) return false;

@@ -175,6 +175,10 @@ bool looks_like_device(std::string_view name) {
   return tail == "dev" || contains_ci(tail, "device") || tail == "gpu" || tail == "cuda";
 }
 
+bool names_debug_option(std::string_view condition) {
+  return contains_ci(condition, "debug") || contains_ci(condition, "anomal");
+}
+
 DeviceTarget device_of_string(std::string_view spelling) {
   const std::string_view type = spelling.substr(0, spelling.find(':'));
   if (type == "cpu") return DeviceTarget::Cpu;

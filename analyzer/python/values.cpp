@@ -428,9 +428,8 @@ void Builder::on_augmented(Node n, int depth) {
   if (!null(op) && text(op) == "+=") note_accumulation(n, name, right);
   // `step += 1`, and `cur_nimg += batch_size`: a count of steps, or of the samples they took.
   if (!null(op) && text(op) == "+=" &&
-      (is(right, s_.integer) ||
-       ((is(right, s_.identifier) || is(right, s_.attribute)) &&
-        contains_text(right, "batch_size"))))
+      (is(right, s_.integer) || ((is(right, s_.identifier) || is(right, s_.attribute)) &&
+                                 contains_text(right, "batch_size"))))
     counter_names_.insert(name);
   if (is_tensor_expr(right)) tensor_names_.insert(name);
   if (!loop_stack_.empty()) loop_stack_.back().bound.insert(name);
