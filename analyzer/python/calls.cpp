@@ -145,8 +145,7 @@ void Builder::on_call(Node n, int depth) {
     if (self_call || function_by_name_.count(callee)) {
       for (size_t i = 0; i < args.positional.size() && !args.list_splat; ++i) {
         if (is_tensor_expr(args.positional[i])) tensor_arguments_.push_back({callee, klass, i});
-        guard_arguments_.push_back(
-            {callee, klass, i, {}, !args.list_splat && is_interval_value(args.positional[i])});
+        guard_arguments_.push_back({callee, klass, i, {}, is_interval_value(args.positional[i])});
       }
       for (const auto& [name, value] : args.keywords)
         guard_arguments_.push_back(

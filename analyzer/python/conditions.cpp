@@ -90,7 +90,7 @@ void Builder::judge_parameter_conditions() {
   }
 }
 
-// `if not should_log: return` at the top level of a function, on one of its parameters.
+// `if not should_log: return` (or `continue` in a loop) on a parameter of the function.
 std::optional<size_t> Builder::guarding_parameter(Node if_statement) const {
   if (function_ < 0 || !is_early_exit(if_statement)) return std::nullopt;
   const Node condition = unparen(field(if_statement, s_.f_condition));

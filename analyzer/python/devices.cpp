@@ -197,8 +197,9 @@ bool Builder::returns_placed(Node value) {
     if (m == "cuda") return true;
     if (m == "to" || m == "to_empty") {
       const Args args = arguments(call);
-      Node d = args.positional.empty() ? keyword(args, "device") : args.positional.front();
-      return !null(d) && is_device_expr(d) && classify_device(d) != DeviceTarget::Cpu;
+      Node device = args.positional.empty() ? keyword(args, "device") : args.positional.front();
+      return !null(device) && is_device_expr(device) &&
+             classify_device(device) != DeviceTarget::Cpu;
     }
     if (m != "half" && m != "bfloat16" && m != "float" && m != "eval" && m != "train" &&
         m != "requires_grad_")

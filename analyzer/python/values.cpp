@@ -427,10 +427,11 @@ void Builder::on_augmented(Node n, int depth) {
   Node op = field(n, s_.f_operator);
   if (!null(op) && text(op) == "+=") note_accumulation(n, name, right);
   // `step += 1`, and `cur_nimg += batch_size`: a count of steps, or of the samples they took.
-  if (!null(op) && text(op) == "+=" &&
+  const bool grown =
+      !null(op) && text(op) == "+=" &&
       (is(right, s_.integer) || ((is(right, s_.identifier) || is(right, s_.attribute)) &&
-                                 contains_text(right, "batch_size"))))
-    counter_names_.insert(name);
+                                 contains_text(right, "batch_size")));
+  if (text(right) == "1" || grown) counter_names_.insert(name);
   if (is_tensor_expr(right)) tensor_names_.insert(name);
   if (!loop_stack_.empty()) loop_stack_.back().bound.insert(name);
 }
