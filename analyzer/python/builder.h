@@ -356,6 +356,7 @@ class Builder {
   void read_names(Node n, std::vector<std::string_view>& out, int depth = 0);
   bool moves_to_device(Node n) const;
   bool returns_placed(Node value);
+  Node under_mode_switches(Node value) const;
   bool call_places(Node call);
   std::optional<DeviceTarget> context_device(Node call);
   int64_t literal_number(Node n) const;

@@ -191,22 +191,24 @@ bool Builder::returns_placed(Node value) {
     const std::string_view name = text(value);
     return on_device_names_.count(name) || moved_in_function_.count(derived_key(function_, name));
   }
-  Node call = value;
-  for (int d = 0; d < kMaxExprDepth && is(call, s_.call); ++d) {
-    const std::string_view m = method_of(call);
-    if (m == "cuda") return true;
-    if (m == "to" || m == "to_empty") {
-      const Args args = arguments(call);
-      Node device = args.positional.empty() ? keyword(args, "device") : args.positional.front();
-      return !null(device) && is_device_expr(device) &&
-             classify_device(device) != DeviceTarget::Cpu;
-    }
-    if (m != "half" && m != "bfloat16" && m != "float" && m != "eval" && m != "train" &&
-        m != "requires_grad_")
-      return false;
-    call = receiver_of(call);
+  const Node call = under_mode_switches(value);
+  const std::string_view m = method_of(call);
+  if (m == "cuda") return true;
+  if (m != "to" && m != "to_empty") return false;
+  const Args args = arguments(call);
+  Node device = args.positional.empty() ? keyword(args, "device") : args.positional.front();
+  return !null(device) && is_device_expr(device) && classify_device(device) != DeviceTarget::Cpu;
+}
+
+// The call that a chain of dtype and mode switches is made on: `Net().to(dev)` of
+// `Net().to(dev).half().eval()`; the value itself when it ends in none.
+Node Builder::under_mode_switches(Node value) const {
+  for (int d = 0; d < kMaxExprDepth && is(value, s_.call); ++d) {
+    const std::string_view m = method_of(value);
+    if (m != "half" && m != "bfloat16" && m != "float" && m != "eval" && m != "train") break;
+    value = receiver_of(value);
   }
-  return false;
+  return value;
 }
 
 // What a call returns is on a device: it runs in a device context, is a function of this file

@@ -304,12 +304,7 @@ void Builder::on_assignment(Node n, int depth) {
     }
     // `model = model.to(device)` / `model = Net().cuda()`, also followed by a dtype or mode
     // switch: `AutoModel.from_pretrained(name).to("cuda").half().eval()`.
-    Node to_call = value;
-    for (int d = 0; d < kMaxExprDepth && is(to_call, s_.call); ++d) {
-      const std::string_view m = method_of(to_call);
-      if (m != "half" && m != "bfloat16" && m != "float" && m != "eval" && m != "train") break;
-      to_call = receiver_of(to_call);
-    }
+    const Node to_call = under_mode_switches(value);
     std::string_view method = method_of(to_call);
     if ((method == "to" || method == "cuda") &&
         !is_fill_factory(callee_name(receiver_of(to_call)))) {
