@@ -124,7 +124,7 @@ void Builder::note_derived(std::string_view name, Node value) {
 }
 
 // `total += loss` / `losses.append(loss)` into a name that outlives the step.
-void Builder::note_accumulation(Node n, const std::string& target, Node value) {
+void Builder::note_accumulation(Node n, std::string_view target, Node value) {
   if (null(value) || loop_stack_.empty() || loop_stack_.back().function != function_) return;
   Accumulation a;
   for (const LoopState& state : loop_stack_) {

@@ -347,6 +347,7 @@ class Builder {
   size_t dotted_parts(Node n, int depth, std::string* out) const;
   std::string_view method_of(Node call) const;
   Node receiver_of(Node call) const;
+  std::string_view receiver_name(Node call, std::string_view callee, std::string_view method) const;
   std::string_view root_identifier(Node n) const;
   bool holds_host_batch(Node n) const;
   std::string string_value(Node n) const;
@@ -439,7 +440,7 @@ class Builder {
   int32_t function_called(std::string_view callee, std::string_view klass) const;
   bool reads_cpu_batch(Node value, const LoopState& state);
   void on_augmented(Node n, int depth);
-  void note_accumulation(Node n, const std::string& target, Node value);
+  void note_accumulation(Node n, std::string_view target, Node value);
   void on_return(Node n, int depth);
   void note_property_read(Node attribute);
   DeviceTarget classify_device(Node n, int depth = 0) const;
@@ -496,9 +497,9 @@ class Builder {
   void add_sync(Node n, SyncKind kind, std::string spelling);
   void on_method_call(Node n, std::string_view callee, std::string_view method, const Args& args,
                       bool output);
-  void note_model_dtype(Node n, const std::string& receiver, const Args& args);
-  void note_reduced_dtype(Node n, const std::string& receiver, bool reduced);
-  void on_device_move(Node n, Node recv, const std::string& receiver, DeviceTarget target,
+  void note_model_dtype(Node n, std::string_view receiver, const Args& args);
+  void note_reduced_dtype(Node n, std::string_view receiver, bool reduced);
+  void on_device_move(Node n, Node recv, std::string_view receiver, DeviceTarget target,
                       bool non_blocking, std::string_view device);
 
   // ---- loaders.cpp ---------------------------------------------------------------------

@@ -384,7 +384,7 @@ void Builder::note_model_inputs(Node call, std::string_view callee, const Args& 
 bool Builder::is_output_call(std::string_view callee, std::string_view method, Node call) const {
   if (callee == "print") return true;
   if (method.empty()) return false;
-  const std::string_view receiver = dotted_view(receiver_of(call));
+  const std::string_view receiver = receiver_name(call, callee, method);
   return (is_logging_method(method) && is_logger_receiver(receiver)) || method == "set_postfix" ||
          method == "set_description" || method == "set_postfix_str" ||
          (method == "write" && (last_component(receiver) == "tqdm" || is_console(receiver))) ||
@@ -417,12 +417,9 @@ void Builder::add_sync(Node n, SyncKind kind, std::string spelling) {
 void Builder::on_method_call(Node n, std::string_view callee, std::string_view method,
                              const Args& args, bool output) {
   Node recv = unparen(receiver_of(n));
-  const std::string receiver = dotted(recv);
-  const bool recv_copied = copied_on_the_way(recv);
+  const std::string_view receiver =
+      callee.empty() ? dotted_view(recv) : receiver_name(n, callee, method);
   if (method == "requires_grad_") note_requires_grad(recv, args);
-  const bool recv_numpy = numpy_names_.count(receiver) || receiver.starts_with("np.");
-  // Reading a host tensor waits for nothing.
-  const bool recv_host_batch = holds_host_batch(recv);
 
   if (output) {
     OutputKind kind = is_console(receiver) ? OutputKind::Console
@@ -434,16 +431,16 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
     add_output(n, kind, callee.empty() ? method : callee);
   }
 
-  if ((recv_host_batch || on_host(recv)) &&
-      (method == "item" || method == "tolist" || method == "cpu")) {
-    // Nothing to wait for.
-  } else if (method == "item" && args.positional.empty() && !recv_copied && !recv_numpy) {
-    add_sync(n, SyncKind::Item, ".item()");
-  } else if (method == "tolist" && args.positional.empty() && !recv_copied && !recv_numpy) {
-    add_sync(n, SyncKind::ToList, ".tolist()");
-  } else if (method == "cpu" && args.positional.empty()) {
-    add_sync(n, SyncKind::HostCopy, ".cpu()");
-  } else if (method == "to") {
+  if (method == "item" || method == "tolist" || method == "cpu") {
+    // Reading a host tensor waits for nothing, nor does reading a copy already on the host.
+    if (holds_host_batch(recv) || on_host(recv) || !args.positional.empty()) return;
+    if (method == "cpu") return add_sync(n, SyncKind::HostCopy, ".cpu()");
+    if (copied_on_the_way(recv) || numpy_names_.count(receiver) || receiver.starts_with("np."))
+      return;
+    if (method == "item") return add_sync(n, SyncKind::Item, ".item()");
+    return add_sync(n, SyncKind::ToList, ".tolist()");
+  }
+  if (method == "to") {
     Node d = args.positional.empty() ? keyword(args, "device") : args.positional.front();
     if (!null(d) && is_device_expr(d)) {
       DeviceTarget target = classify_device(d);
@@ -480,7 +477,7 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
     if (method == "backward" && (owner == "accelerator" || owner == "fabric"))
       framework_backward_ = true;
     // What backward() is called on is a tensor: `loss.backward()`, `backward(loss)`.
-    std::string loss = method == "backward" && !receiver.empty() ? receiver
+    std::string loss = method == "backward" && !receiver.empty() ? std::string(receiver)
                        : args.positional.empty()                 ? std::string()
                                                                  : dotted(args.positional.front());
     if (!loss.empty()) tensor_names_.insert(loss);
@@ -506,11 +503,11 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
       m_.events.push_back({StepEventKind::OptimizerStep, span(n), scope_, {}});
   } else if ((method == "train" || method == "eval") && args.positional.size() <= 1 &&
              !receiver.empty() && receiver != "self" && !is_loss_constructor(receiver)) {
-    if (!loss_names_.count(receiver)) model_names_.insert(receiver);
+    if (!loss_names_.count(receiver)) model_names_.add(receiver);
   } else if (method == "half" || method == "bfloat16") {
     note_reduced_dtype(n, receiver, true);
   } else if (method == "float") {
-    if (model_names_.count(receiver)) model_dtypes_.push_back({receiver, false});
+    if (model_names_.count(receiver)) model_dtypes_.push_back({std::string(receiver), false});
   } else if (method == "append" && args.positional.size() == 1 && !receiver.empty()) {
     note_accumulation(n, receiver, args.positional.front());
   } else if (method == "update" && dicts_.count(receiver) && args.positional.size() == 1) {
@@ -519,9 +516,9 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
     bool other_branch = false, cuda_branch = false;
     for (bool cuda : cuda_branch_stack_) (cuda ? cuda_branch : other_branch) = true;
     if (other_branch && !cuda_branch) {
-      dicts_[receiver].emplace_back(Node{}, false);
+      dicts_[std::string(receiver)].emplace_back(Node{}, false);
     } else {
-      dicts_[receiver].emplace_back(args.positional.front(), true);
+      dicts_[std::string(receiver)].emplace_back(args.positional.front(), true);
     }
   } else if (method == "register_buffer" && receiver == "self" && !args.positional.empty() &&
              is(args.positional.front(), s_.string)) {
@@ -534,7 +531,7 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
   }
 }
 
-void Builder::note_model_dtype(Node n, const std::string& receiver, const Args& args) {
+void Builder::note_model_dtype(Node n, std::string_view receiver, const Args& args) {
   std::string_view t = text(field(n, s_.f_arguments));
   bool reduced = t.find("float16") != std::string_view::npos ||
                  t.find("bfloat16") != std::string_view::npos ||
@@ -544,14 +541,14 @@ void Builder::note_model_dtype(Node n, const std::string& receiver, const Args& 
   (void)args;
 }
 
-void Builder::note_reduced_dtype(Node n, const std::string& receiver, bool reduced) {
+void Builder::note_reduced_dtype(Node n, std::string_view receiver, bool reduced) {
   // `model.half().float()` ends in fp32: a later `.float()` on the chain wins.
   Node parent = n.parent();
   if (is(parent, s_.attribute)) {
     Node attr = field(parent, s_.f_attribute);
     if (!null(attr) && text(attr) == "float") return;
   }
-  std::string root = receiver;
+  std::string root(receiver);
   // `self.embed = nn.Embedding(...).bfloat16()`, `self.head.half()`: a module of the model kept
   // in half precision, its inputs cast to match. The model runs in reduced precision by hand.
   Node built = receiver_of(n);

@@ -105,13 +105,13 @@ void Builder::add_move(Node n, DeviceTarget target, std::string receiver, bool n
   m_.moves.push_back({span(n), scope_, target, std::move(receiver), non_blocking});
 }
 
-void Builder::on_device_move(Node n, Node recv, const std::string& receiver, DeviceTarget target,
+void Builder::on_device_move(Node n, Node recv, std::string_view receiver, DeviceTarget target,
                              bool non_blocking, std::string_view device) {
-  add_move(n, target, receiver, non_blocking);
+  add_move(n, target, std::string(receiver), non_blocking);
   if (function_ >= 0 && !receiver.empty()) moved_in_function_.add(derived_key(function_, receiver));
   // Another accelerator (MPS, XLA): placed there, but no CUDA copy for the rules to weigh.
   if (target == DeviceTarget::Other) {
-    if (!receiver.empty() && model_names_.count(receiver)) m_.moved_models.push_back(receiver);
+    if (!receiver.empty() && model_names_.count(receiver)) m_.moved_models.emplace_back(receiver);
     return;
   }
   if (!loop_stack_.empty() && loop_stack_.back().function == function_ &&
@@ -120,7 +120,7 @@ void Builder::on_device_move(Node n, Node recv, const std::string& receiver, Dev
     const std::string_view root = root_identifier(recv);
     if (!root.empty()) loop_stack_.back().moved_batch.add(root);
   }
-  if (!receiver.empty() && model_names_.count(receiver)) m_.moved_models.push_back(receiver);
+  if (!receiver.empty() && model_names_.count(receiver)) m_.moved_models.emplace_back(receiver);
   if (is(recv, s_.call)) {
     std::string factory(callee_name(recv));
     if (is_fill_factory(factory)) {

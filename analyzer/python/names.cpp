@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstring>
 
 namespace gpulint::python {
 namespace {
@@ -46,8 +47,9 @@ bool starts_word_ci(std::string_view hay, std::string_view needle) {
 }  // namespace
 
 std::string_view last_component(std::string_view dotted) {
-  size_t dot = dotted.rfind('.');
-  return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
+  // memrchr: string_view::rfind steps back a byte at a time, and this runs for every call.
+  const void* dot = dotted.empty() ? nullptr : memrchr(dotted.data(), '.', dotted.size());
+  return dot == nullptr ? dotted : dotted.substr(static_cast<const char*>(dot) - dotted.data() + 1);
 }
 
 bool is_fill_factory(std::string_view dotted) {

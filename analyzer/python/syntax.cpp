@@ -57,6 +57,14 @@ Node Builder::receiver_of(Node call) const {
   return is(fn, s_.attribute) ? field(fn, s_.f_object) : Node{};
 }
 
+// dotted_view of the receiver of a method call whose callee_name and method_of are given: a
+// chain callee is its receiver's chain and the method, so it is not spelt a second time.
+std::string_view Builder::receiver_name(Node call, std::string_view callee,
+                                        std::string_view method) const {
+  if (callee.empty()) return dotted_view(receiver_of(call));
+  return callee.substr(0, callee.size() - std::min(callee.size(), method.size() + 1));
+}
+
 // The name a chain starts from: `kwargs` of `kwargs.items()`, `batch` of `batch["x"].shape`.
 std::string_view Builder::root_identifier(Node n) const {
   for (int d = 0; d < kMaxExprDepth; ++d) {
