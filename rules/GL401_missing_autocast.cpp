@@ -12,6 +12,9 @@ that resolves to one), no `accelerator.autocast()`, no framework precision setti
 configuration written in the file counts when its `fp16`, `bf16` or `amp` section is enabled
 by anything but a literal `False`), no FSDP mixed precision (`MixedPrecisionPolicy` or
 `MixedPrecision` with a `param_dtype` other than FP32; one from a variable may be reduced), no
+precision switch handed to a call (`use_fp16=`, `bf16=`, `amp=`, `mixed_precision=` and the
+like, on a project's own trainer too) that is not literally off (`False`, `None`, `0`, `"no"`):
+one set from a variable may be on, no
 `accelerator.backward(loss)` on an Accelerator built in another module (its precision is
 unknown here), and no model converted to half or bfloat16. Programs whose devices are all
 another accelerator (MPS, XLA) are not CUDA programs and stay silent.

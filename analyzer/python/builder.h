@@ -483,6 +483,7 @@ class Builder {
   void note_flows(std::string_view callee, const Args& args);
   void on_api_call(Node n, const Callee& c, const Args& args);
   void add_api(ApiKind kind, Node n, std::string_view spelling, Node value = Node{});
+  bool switched_off(Node value) const;
   bool dynamic_output(std::string_view op, const Args& args, bool as_function) const;
   void dynamic(Node n, const char* spelling);
   static bool is_module_constructor(std::string_view callee);

@@ -109,9 +109,13 @@ void Builder::on_call(Node n, int depth) {
   if (tail == "TrainingArguments" || tail == "Seq2SeqTrainingArguments") {
     bool cpu = is(keyword(args, "no_cuda"), s_.true_) || is(keyword(args, "use_cpu"), s_.true_);
     if (!cpu) m_.framework_gpu = true;
-    for (std::string_view k : {"bf16", "fp16"}) {
-      if (Node v = keyword(args, k); is(v, s_.true_)) m_.file_level_amp = true;
-    }
+  }
+  // A precision switch handed to any call (`TrainingArguments(bf16=True)`, a project's
+  // `MixedPrecisionTrainer(model, use_fp16=args.use_fp16)`): reduced precision unless it is
+  // literally off. One gpulint cannot resolve counts as on, as every unresolved precision
+  // setting does.
+  for (const auto& [name, value] : args.keywords) {
+    if (names_precision_switch(name) && !switched_off(value)) m_.file_level_amp = true;
   }
   // FSDP's mixed precision: parameters cast to `param_dtype` for the forward (FSDP2's
   // `MixedPrecisionPolicy`, FSDP1's `MixedPrecision`). A dtype from a variable may be reduced.
@@ -283,6 +287,16 @@ void Builder::on_api_call(Node n, const Callee& c, const Args& args) {
 
 // `repeat_interleave` has a static size with a number of repeats or an `output_size`; only
 // tensor repeats make the host wait for the size.
+// `False`, `None`, `0`, `"no"`, `"fp32"`: a precision switch set to full precision.
+bool Builder::switched_off(Node value) const {
+  value = unparen(value);
+  if (is(value, s_.false_) || is(value, s_.none)) return true;
+  if (is(value, s_.integer)) return text(value) == "0";
+  if (!is(value, s_.string)) return false;
+  const std::string v = string_value(value);
+  return v == "no" || v == "fp32" || v == "32" || v == "32-true" || v == "float32";
+}
+
 bool Builder::dynamic_output(std::string_view op, const Args& args, bool as_function) const {
   if (op != "repeat_interleave") return true;
   if (!null(keyword(args, "output_size"))) return false;

@@ -177,6 +177,14 @@ bool looks_like_device(std::string_view name) {
   return tail == "dev" || contains_ci(tail, "device") || tail == "gpu" || tail == "cuda";
 }
 
+bool names_precision_switch(std::string_view keyword) {
+  static constexpr std::array<std::string_view, 10> kSwitches = {
+      "fp16", "bf16",    "use_fp16",        "use_bf16",
+      "amp",  "use_amp", "mixed_precision", "use_mixed_precision",
+      "half", "use_half"};
+  return in(kSwitches, keyword);
+}
+
 bool names_debug_option(std::string_view condition) {
   return contains_ci(condition, "debug") || contains_ci(condition, "anomal");
 }

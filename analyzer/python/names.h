@@ -27,6 +27,8 @@ bool looks_like_loader(std::string_view name);   // train_loader, dataloader, dl
 bool looks_like_device(std::string_view name);   // device, dev, args.device, ...
 // A condition on a debugging option: `args.debug`, `cfg.detect_anomaly`, `DEBUG`.
 bool names_debug_option(std::string_view condition);
+// A keyword argument that switches reduced precision on: `use_fp16=`, `bf16=`, `amp=`.
+bool names_precision_switch(std::string_view keyword);
 // A device string: "cpu", "cuda:1", "mps", "xla", "meta"; MaybeCuda when it names none.
 DeviceTarget device_of_string(std::string_view spelling);
 bool names_device(std::string_view spelling);
