@@ -17,6 +17,9 @@ all another accelerator (MPS, XLA); what a chain has already copied to the host 
 `if isinstance(v, torch.Tensor):` when every known call passes numbers (`.item()` results,
 counters, the learning rate, literals), and code that runs only without CUDA (the `else` of
 `if torch.cuda.is_available():`). A helper's several reads are one finding, at the first.
+A loop over a loader's length runs once a batch (`for _ in range(len(loader))`), but one over a
+step budget divided by it counts epochs (`range(ceil(steps / len(loader)))`): reads after its
+pass over the loader run once an epoch.
 
 ## Why is this bad
 Reading a CUDA tensor's value on the host waits for every kernel queued before it. The CPU

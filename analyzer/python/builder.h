@@ -354,7 +354,8 @@ class Builder {
   Node unparen(Node n) const;
   ArgumentList argument_list(Node call) const;
   void target_names(Node n, std::vector<std::string_view>& out, int depth = 0);
-  void read_names(Node n, std::vector<std::string_view>& out, int depth = 0);
+  // `divisors`: also the names whose length divides (`loader` in `steps / len(loader)`).
+  void read_names(Node n, std::vector<std::string_view>& out, int depth = 0, bool divisors = true);
   bool moves_to_device(Node n) const;
   bool returns_placed(Node value);
   Node under_mode_switches(Node value) const;

@@ -226,8 +226,10 @@ void Builder::note_iterable(int32_t loop, Node iterable) {
     m_.loops[loop].never_step = true;
     return;
   }
+  // A loader whose length divides is not iterated: `range(ceil(steps / len(train_loader)))`
+  // counts epochs, where `range(len(train_loader))` counts its batches.
   std::vector<std::string_view> names;
-  read_names(iterable, names);
+  read_names(iterable, names, 0, /*divisors=*/false);
   note_iterated_parameters(loop, names);
   for (std::string_view name : names) {
     if (auto result = call_results_.find(name); result != call_results_.end())

@@ -147,8 +147,14 @@ void Builder::target_names(Node n, std::vector<std::string_view>& out, int depth
 // Every identifier (and self.x) an expression reads, down to a bounded depth.
 // Views into the source (or into interned_, for the rare chain written with spaces), valid
 // while the Builder lives: no string is built per name read.
-void Builder::read_names(Node n, std::vector<std::string_view>& out, int depth) {
+void Builder::read_names(Node n, std::vector<std::string_view>& out, int depth, bool divisors) {
   if (null(n) || depth > kMaxExprDepth || out.size() > 64) return;
+  if (!divisors && is(n, s_.binary_operator)) {
+    const Node right = unparen(field(n, s_.f_right));
+    const std::string_view op = text(field(n, s_.f_operator));
+    if ((op == "/" || op == "//") && is(right, s_.call) && callee_name(right) == "len")
+      return read_names(field(n, s_.f_left), out, depth + 1, divisors);
+  }
   if (is(n, s_.identifier)) {
     out.push_back(text(n));
     return;
@@ -158,10 +164,10 @@ void Builder::read_names(Node n, std::vector<std::string_view>& out, int depth) 
     if (!name.empty()) out.push_back(name);
   }
   if (is(n, s_.keyword_argument)) {
-    read_names(field(n, s_.f_value), out, depth + 1);
+    read_names(field(n, s_.f_value), out, depth + 1, divisors);
     return;
   }
-  for_each_child(n, [&](Node c) { read_names(c, out, depth + 1); });
+  for_each_child(n, [&](Node c) { read_names(c, out, depth + 1, divisors); });
 }
 
 bool Builder::moves_to_device(Node n) const {
