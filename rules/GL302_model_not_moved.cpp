@@ -7,8 +7,9 @@ constexpr std::string_view kDocs = R"md(## What it does
 Flags a model that a training step loop calls, in a program that moves data to a GPU, when the
 model itself is never moved: no `.to(device)` / `.cuda()`, no `accelerator.prepare(...)`, no
 framework trainer that places it. A Python model that reaches the loop as a function parameter
-(or is bound from one: `self.model = model`) is placed by its caller, often in another module, so
-it stays silent here; so are a network that a `nn.Module` subclass keeps (`self.network = ...` in
+(or is bound from one: `self.model = model`, or made by a factory handed in:
+`model = make_net()`) is placed by its caller, often in another module, so it stays silent
+here; so are a network that a `nn.Module` subclass keeps (`self.network = ...` in
 its methods: it moves with the instance, which its owner places), a `copy.deepcopy(...)` (it is
 where its original is), and modules built after `torch.set_default_device("cuda")` or
 `torch.set_default_tensor_type(torch.cuda.FloatTensor)` or inside `with torch.device("cuda"):`

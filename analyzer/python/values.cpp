@@ -274,6 +274,9 @@ void Builder::on_assignment(Node n, int depth) {
       module_names_.add(name);
     // `inner = copy.deepcopy(self.network)`: the copy is wherever the original is.
     if (single && tail == "deepcopy") passed_in_names_.add(name);
+    // `model = make_net()` of a factory the function was handed: made, and maybe placed, by code
+    // the caller chose.
+    if (single && !params_.empty() && params_.back().count(callee)) passed_in_names_.add(name);
     if (callee == "wandb.init") tracker_runs_.add(name);  // `run.log(...)` is wandb.log
     if (tail == "Event" || tail == "Stream" || tail == "current_stream" ||
         tail == "default_stream") {
