@@ -16,7 +16,8 @@ precision switch handed to a call (`use_fp16=`, `bf16=`, `amp=`, `mixed_precisio
 like, on a project's own trainer too) that is not literally off (`False`, `None`, `0`, `"no"`):
 one set from a variable may be on, no
 `accelerator.backward(loss)` on an Accelerator built in another module (its precision is
-unknown here), and no model converted to half or bfloat16. Programs whose devices are all
+unknown here), and no model converted to half or bfloat16 (whole, or a module at a time:
+`for m in self.modules(): m.half()`). Programs whose devices are all
 another accelerator (MPS, XLA) are not CUDA programs and stay silent.
 Reported once, at the innermost training loop's header.
 A loop that only steps optimizers (`for opt, sched in zip(optimizers, schedulers)`) beside the

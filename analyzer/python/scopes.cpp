@@ -280,6 +280,12 @@ void Builder::on_for(Node n, int depth) {
   if (!null(right) && !params_.empty() && params_.back().count(root_identifier(right))) {
     for (std::string_view t : targets) state.from_arguments.add(t);
   }
+  // `for mod in self.modules():` binds each module of the model in turn (`mod.half()` converts
+  // the model a module at a time).
+  if (is(left, s_.identifier) && is(unparen(right), s_.call)) {
+    const std::string_view method = method_of(unparen(right));
+    if (method == "modules" || method == "children") module_names_.add(text(left));
+  }
   // `for step in range(n)` / `for i, batch in enumerate(loader)`: the first target counts.
   const bool counted = !null(right) && !targets.empty() &&
                        (contains_text(right, "range(") || contains_text(right, "enumerate("));
