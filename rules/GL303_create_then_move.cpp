@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "rules/common.h"
 
 namespace gpulint::rules {
@@ -11,6 +13,10 @@ away with `.cuda()` or `.to(device)`. Data-carrying constructors (`torch.tensor`
 (`zeros_like`, `ones_like`, `rand_like`, `randn_like`) fill on their input's device, so they
 count only when that input is known to be on the host (a batch never moved, a tensor made
 there).
+The fix passes `device=` to the factory. It is safe for constant fills (`zeros`, `ones`,
+`full`, `empty`, `eye`); for random draws and computed ranges it is unsafe, since the GPU's
+generator draws other numbers than the host's and a range may round differently there. A
+factory given its own `generator=` gets no fix: a CPU generator cannot fill on the GPU.
 
 ## Why is this bad
 The tensor is filled on the CPU, then copied over the link, instead of being filled on the
@@ -27,15 +33,32 @@ mask = torch.zeros(batch, seq_len, device=device)
 ```
 )md";
 
+// Fills whose values do not depend on where they are made: the same bits on either device.
+bool same_values_on_device(std::string_view factory) {
+  static constexpr std::string_view kExact[] = {"zeros",     "ones",      "full",
+                                                "empty",     "eye",       "zeros_like",
+                                                "ones_like", "full_like", "empty_like"};
+  return std::find(std::begin(kExact), std::end(kExact), factory) != std::end(kExact);
+}
+
 void check(const RuleInput& in, Sink& sink) {
   for (const FactoryMove& fm : in.model.factory_moves) {
+    const size_t cut = fm.factory_name.find_last_of(".:");
+    const std::string_view tail = std::string_view(fm.factory_name).substr(cut + 1);
+    // A generator fills on its own device: a CPU one cannot fill on the GPU, so `device=` would
+    // raise.
+    const bool own_generator =
+        std::any_of(fm.factory_args.items.begin(), fm.factory_args.items.end(),
+                    [](const Argument& a) { return a.keyword == "generator"; });
     // LibTorch's TensorOptions converts from a device, so C++ passes it positionally.
     const bool cpp = in.model.language == Language::Cpp;
     std::optional<Edit> edit = fm.factory_args.append(cpp ? fm.device : "device=" + fm.device);
     std::optional<Fix> fix;
-    if (edit) {
+    if (edit && !own_generator) {
+      // The GPU's generator draws other numbers than the host's, and a range computed there may
+      // round differently: only a constant fill is the same program.
       fix = Fix{"pass `device=` to the factory",
-                Applicability::Safe,
+                same_values_on_device(tail) ? Applicability::Safe : Applicability::Unsafe,
                 {std::move(*edit), Edit{fm.move, ""}}};
     }
     Finding f{fm.span,
@@ -44,8 +67,6 @@ void check(const RuleInput& in, Sink& sink) {
               std::move(fix)};
     // rand, randn, randint and randperm draw random numbers on the host, which costs more
     // than writing a constant or a range.
-    const size_t cut = fm.factory_name.find_last_of(".:");
-    const std::string_view tail = std::string_view(fm.factory_name).substr(cut + 1);
     f.parameters.emplace_back("random_fill", tail.starts_with("rand") ? 1 : 0);
     sink.report(std::move(f));
   }

@@ -126,21 +126,19 @@ INSTANTIATE_TEST_SUITE_P(Python, FixtureFixes, ::testing::ValuesIn(python_fixtur
                            return name;
                          });
 
-// The rules that carry fixes (issue 3, "Fixes as data"), with the applicability each states.
-const std::map<std::string, Applicability>& fix_carrying_rules() {
-  static const std::map<std::string, Applicability> rules = {
-      {"GL001", Applicability::Safe},   {"GL104", Applicability::Unsafe},
-      {"GL201", Applicability::Unsafe}, {"GL202", Applicability::Safe},
-      {"GL203", Applicability::Safe},   {"GL303", Applicability::Safe},
-      {"GL402", Applicability::Safe},   {"GL502", Applicability::Safe},
-      {"GL504", Applicability::Unsafe}, {"GL506", Applicability::Unsafe},
-      {"GL509", Applicability::Unsafe},
+// The rules that carry fixes (issue 3, "Fixes as data"), with the applicabilities each states:
+// GL303's is safe for a constant fill and unsafe for a random draw or a computed range.
+const std::map<std::string, std::set<Applicability>>& fix_carrying_rules() {
+  using enum Applicability;
+  static const std::map<std::string, std::set<Applicability>> rules = {
+      {"GL001", {Safe}},   {"GL104", {Unsafe}},       {"GL201", {Unsafe}}, {"GL202", {Safe}},
+      {"GL203", {Safe}},   {"GL303", {Safe, Unsafe}}, {"GL402", {Safe}},   {"GL502", {Safe}},
+      {"GL504", {Unsafe}}, {"GL506", {Unsafe}},       {"GL509", {Unsafe}},
   };
   return rules;
 }
 
-// Every rule that carries fixes has a fixture that exercises one, with the applicability the
-// rule states.
+// Every rule that carries fixes has fixtures that exercise each applicability the rule states.
 TEST(FixesAsData, EveryFixCarryingRuleIsExercised) {
   std::map<std::string, size_t> applied;
   std::map<std::string, std::set<Applicability>> applicability;
@@ -154,8 +152,7 @@ TEST(FixesAsData, EveryFixCarryingRuleIsExercised) {
   }
   for (const auto& [code, expected] : fix_carrying_rules()) {
     EXPECT_GT(applied[code], 0u) << code << " carries fixes but no fixture exercises one";
-    EXPECT_EQ(applicability[code], std::set<Applicability>{expected})
-        << code << ": fixes of an unexpected applicability";
+    EXPECT_EQ(applicability[code], expected) << code << ": fixes of an unexpected applicability";
   }
   for (const auto& [code, count] : applied) {
     EXPECT_TRUE(fix_carrying_rules().count(code) != 0)
