@@ -10,6 +10,9 @@ constexpr std::string_view kDocs = R"md(## What it does
 Opt-in. Flags a `DataLoader` with `num_workers > 0` and without `persistent_workers=True` that
 is iterated in a loop which itself runs many times (inside an epoch loop, or in a
 train-one-epoch function called from one). Values gpulint cannot resolve stay silent.
+The fix (`persistent_workers=True`) is unsafe: kept workers keep the dataset object they were
+started with and their random state, so changes the main process makes to the dataset between
+epochs no longer reach them, and each epoch's random augmentations differ.
 
 ## Why is this bad
 Without persistent workers, every `for batch in loader` starts a fresh set of worker processes
@@ -60,7 +63,9 @@ void check(const RuleInput& in, Sink& sink) {
     std::optional<Edit> edit =
         off ? Edit{p.span, "True"} : loader.arguments.append("persistent_workers=True");
     std::optional<Fix> fix;
-    if (edit) fix = Fix{"set `persistent_workers=True`", Applicability::Safe, {std::move(*edit)}};
+    // Workers kept across epochs keep their copy of the dataset and their random state: a
+    // dataset changed between epochs, or the next epoch's augmentations, differ.
+    if (edit) fix = Fix{"set `persistent_workers=True`", Applicability::Unsafe, {std::move(*edit)}};
     const std::string workers = std::to_string(w.number);
     sink.report({loader.call,
                  off ? "DataLoader with `persistent_workers=False` re-spawns its " + workers +

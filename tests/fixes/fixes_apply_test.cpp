@@ -132,7 +132,7 @@ const std::map<std::string, std::set<Applicability>>& fix_carrying_rules() {
   using enum Applicability;
   static const std::map<std::string, std::set<Applicability>> rules = {
       {"GL001", {Safe}},   {"GL104", {Unsafe}},       {"GL201", {Unsafe}}, {"GL202", {Safe}},
-      {"GL203", {Safe}},   {"GL303", {Safe, Unsafe}}, {"GL402", {Safe}},   {"GL502", {Safe}},
+      {"GL203", {Unsafe}}, {"GL303", {Safe, Unsafe}}, {"GL402", {Safe}},   {"GL502", {Safe}},
       {"GL504", {Unsafe}}, {"GL506", {Unsafe}},       {"GL509", {Unsafe}},
   };
   return rules;
