@@ -285,8 +285,6 @@ void Builder::on_api_call(Node n, const Callee& c, const Args& args) {
   on_module_construction(n, callee, tail, args);
 }
 
-// `repeat_interleave` has a static size with a number of repeats or an `output_size`; only
-// tensor repeats make the host wait for the size.
 // `False`, `None`, `0`, `"no"`, `"fp32"`: a precision switch set to full precision.
 bool Builder::switched_off(Node value) const {
   value = unparen(value);
@@ -297,6 +295,8 @@ bool Builder::switched_off(Node value) const {
   return v == "no" || v == "fp32" || v == "32" || v == "32-true" || v == "float32";
 }
 
+// `repeat_interleave` has a static size with a number of repeats or an `output_size`; only
+// tensor repeats make the host wait for the size.
 bool Builder::dynamic_output(std::string_view op, const Args& args, bool as_function) const {
   if (op != "repeat_interleave") return true;
   if (!null(keyword(args, "output_size"))) return false;
@@ -431,6 +431,7 @@ void Builder::add_sync(Node n, SyncKind kind, std::string spelling) {
 void Builder::on_method_call(Node n, std::string_view callee, std::string_view method,
                              const Args& args, bool output) {
   Node recv = unparen(receiver_of(n));
+  // Without a chain callee the receiver may still be one in parentheses: `(model).cuda()`.
   const std::string_view receiver =
       callee.empty() ? dotted_view(recv) : receiver_name(n, callee, method);
   if (method == "requires_grad_") note_requires_grad(recv, args);
