@@ -4,6 +4,8 @@
 #include <atomic>
 #include <fstream>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <unordered_map>
@@ -97,7 +99,8 @@ Links links_of(const SourceFile& file, const StepModel& model) {
   return links;
 }
 
-StepModel build_model(const SourceFile& file, const Inbound& inbound);
+StepModel build_model(const SourceFile& file, const Inbound& inbound,
+                      const FlatTree* parsed = nullptr);
 std::vector<Diagnostic> lint_model(const SourceFile& file, const StepModel& model,
                                    const RuleSet& rule_set);
 
@@ -180,10 +183,21 @@ AdmittedText admit_text(const std::string& path, std::string bytes) {
 
 namespace {
 
-// `text`, when given, is linted in place of what `path` holds on disk.
-FileOutcome lint_path(const std::string& path, const std::string* text, const RuleSet& rules,
-                      const Inbound& inbound, ResultCache* cache, uint64_t max_file_size) {
+// A file read and admitted, waiting for its analysis; or done already, when it could not be read
+// or admitted or its result was in the cache (then `file` is empty and `outcome` is the result).
+struct PendingFile {
+  size_t index = 0;  // into the run's paths
   FileOutcome outcome;
+  std::optional<SourceFile> file;
+  bool re_encoded = false;
+  std::string key;  // the cache's
+  std::unique_ptr<FlatTree> parsed;
+};
+
+// `text`, when given, is linted in place of what `path` holds on disk.
+PendingFile admit_path(const std::string& path, const std::string* text, const RuleSet& rules,
+                       const Inbound& inbound, ResultCache* cache, uint64_t max_file_size) {
+  PendingFile pending;
   // Spans are 32-bit, and half of that keeps every end offset in range.
   max_file_size = std::min<uint64_t>(max_file_size, std::numeric_limits<uint32_t>::max() / 2);
   FileRead read;
@@ -196,30 +210,40 @@ FileOutcome lint_path(const std::string& path, const std::string* text, const Ru
     read.bytes = *text;
   }
   if (!read.error.empty()) {
-    outcome.error = FileError{path, std::move(read.error), read.too_large};
-    return outcome;
+    pending.outcome.error = FileError{path, std::move(read.error), read.too_large};
+    return pending;
   }
   AdmittedText admitted = admit_text(path, std::move(read.bytes));
   if (!admitted.error.empty()) {
-    outcome.error = FileError{path, std::move(admitted.error)};
-    return outcome;
+    pending.outcome.error = FileError{path, std::move(admitted.error)};
+    return pending;
   }
-  std::string bytes = std::move(admitted.bytes);
-  const bool re_encoded = admitted.re_encoded;
-  std::string key;
+  pending.re_encoded = admitted.re_encoded;
   if (cache != nullptr) {
-    key = cache->key(path, settings_key(rules), inbound_key(inbound), bytes);
-    if (std::optional<FileOutcome> cached = cache->find(key)) return std::move(*cached);
+    pending.key = cache->key(path, settings_key(rules), inbound_key(inbound), admitted.bytes);
+    if (std::optional<FileOutcome> cached = cache->find(pending.key)) {
+      pending.outcome = std::move(*cached);
+      return pending;
+    }
   }
-  const SourceFile file(path, std::move(bytes));
-  const StepModel model = build_model(file, inbound);
+  pending.file.emplace(path, std::move(admitted.bytes));
+  return pending;
+}
+
+FileOutcome lint_pending(PendingFile& pending, const RuleSet& rules, const Inbound& inbound,
+                         ResultCache* cache) {
+  if (!pending.file) return std::move(pending.outcome);
+  FileOutcome outcome;
+  const SourceFile& file = *pending.file;
+  const StepModel model = build_model(file, inbound, pending.parsed.get());
+  pending.parsed.reset();
   outcome.diagnostics = lint_model(file, model, rules);
   // Fixes address the UTF-8 text; in a file of another encoding its bytes lie elsewhere.
-  if (re_encoded) {
+  if (pending.re_encoded) {
     for (Diagnostic& d : outcome.diagnostics) d.fix.reset();
   }
   outcome.links = links_of(file, model);
-  if (cache != nullptr) cache->store(key, outcome);
+  if (cache != nullptr) cache->store(pending.key, outcome);
   return outcome;
 }
 
@@ -285,12 +309,21 @@ bool is_test_path(std::string_view path) {
   return name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py";
 }
 
-StepModel build_model(const SourceFile& file, const Inbound& inbound) {
+// Python files are parsed ahead of their analysis; the other kinds parse as they analyse.
+std::unique_ptr<FlatTree> parse_ahead(const SourceFile& file) {
+  const std::string_view filename = filename_of(file.path());
+  if (is_dependency_file(filename) || language_of(filename) == Language::Cpp) return nullptr;
+  return python::parse(file.text());
+}
+
+// `parsed`: the file's parse_ahead, when it was parsed ahead.
+StepModel build_model(const SourceFile& file, const Inbound& inbound, const FlatTree* parsed) {
   const std::string_view filename = filename_of(file.path());
   if (is_dependency_file(filename)) return deps::build_model(file.text());
   StepModel model = language_of(filename) == Language::Cpp
                         ? cpp::build_model_for_file(file.path(), file.text())
-                        : python::build_model(file.text(), inbound);
+                    : parsed != nullptr ? python::build_model(file.text(), *parsed, inbound)
+                                        : python::build_model(file.text(), inbound);
   model.test_code = is_test_path(file.path());
   return model;
 }
@@ -360,7 +393,7 @@ void plan_cpp_files(const std::vector<std::string>& paths, RuleSetOf&& rule_set_
     if (language_of(filename_of(path)) != Language::Cpp) continue;
     if (cache != nullptr) {
       const FileRead read = read_regular_file(path, max_file_size);
-      if (!read.error.empty()) continue;  // lint_path says why
+      if (!read.error.empty()) continue;  // admit_path says why
       const std::string key =
           cache->key(path, settings_key(rule_set_of(path)), inbound_key({}), read.bytes);
       if (cache->find(key)) continue;
@@ -493,6 +526,21 @@ std::vector<Diagnostic> lint_source(const SourceFile& file, const RuleSet& rule_
   return lint_model(file, build_model(file, {}), rule_set);
 }
 
+std::vector<std::vector<Diagnostic>> lint_sources(std::span<const SourceFile> files,
+                                                  const RuleSet& rule_set) {
+  std::vector<std::unique_ptr<FlatTree>> parsed;
+  parsed.reserve(files.size());
+  for (const SourceFile& file : files) parsed.push_back(parse_ahead(file));
+  std::vector<std::vector<Diagnostic>> out;
+  out.reserve(files.size());
+  for (size_t i = 0; i < files.size(); ++i) {
+    const StepModel model = build_model(files[i], {}, parsed[i].get());
+    parsed[i].reset();
+    out.push_back(lint_model(files[i], model, rule_set));
+  }
+  return out;
+}
+
 LintResult lint_files(const std::vector<std::string>& paths, const LintOptions& options) {
   unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = std::min<unsigned>(jobs, std::max<size_t>(1, paths.size()));
@@ -505,13 +553,38 @@ LintResult lint_files(const std::vector<std::string>& paths, const LintOptions& 
   std::vector<Inbound> inbound(paths.size());
   auto lint_all = [&](const std::vector<size_t>& which) {
     std::atomic<size_t> next{0};
+    // Files are claimed one at a time and linted a batch at a time (batch_full).
     auto work = [&] {
-      for (size_t i = next++; i < which.size(); i = next++) {
-        const std::string& path = paths[which[i]];
-        const auto text = options.texts.find(path);
-        outcomes[which[i]] =
-            lint_path(path, text == options.texts.end() ? nullptr : &text->second,
-                      rule_set_of(path), inbound[which[i]], options.cache, options.max_file_size);
+      std::vector<PendingFile> batch;
+      for (bool more = true; more;) {
+        batch.clear();
+        size_t bytes = 0;
+        while (!batch_full(batch.size(), bytes)) {
+          const size_t i = next++;
+          if (i >= which.size()) {
+            more = false;
+            break;
+          }
+          const std::string& path = paths[which[i]];
+          const auto text = options.texts.find(path);
+          PendingFile pending = admit_path(
+              path, text == options.texts.end() ? nullptr : &text->second, rule_set_of(path),
+              inbound[which[i]], options.cache, options.max_file_size);
+          pending.index = which[i];
+          if (!pending.file) {
+            outcomes[pending.index] = std::move(pending.outcome);
+            continue;
+          }
+          bytes += pending.file->text().size();
+          batch.push_back(std::move(pending));
+        }
+        // Parsed only once the batch holds them all: a file's bytes do not move after.
+        for (PendingFile& pending : batch) pending.parsed = parse_ahead(*pending.file);
+        for (PendingFile& pending : batch) {
+          const std::string& path = paths[pending.index];
+          outcomes[pending.index] =
+              lint_pending(pending, rule_set_of(path), inbound[pending.index], options.cache);
+        }
       }
     };
     std::vector<std::thread> threads;

@@ -12,6 +12,7 @@
 #include "analyzer/core/file_reading.h"
 #include "analyzer/core/rule.h"
 #include "analyzer/core/rule_set.h"
+#include "analyzer/core/source_file.h"
 #include "analyzer/file_outcome.h"
 #include "analyzer/result_cache.h"
 
@@ -50,6 +51,23 @@ AdmittedText admit_text(const std::string& path, std::string bytes);
 // Lints one in-memory file. Suppression comments are honoured.
 std::vector<Diagnostic> lint_source(const SourceFile& file, const std::vector<const Rule*>& rules);
 std::vector<Diagnostic> lint_source(const SourceFile& file, const RuleSet& rules);
+
+// Files are linted a batch at a time: each batch's Python files are parsed one after another,
+// then analysed one after another, so that the parser's tables and the analysis's code each stay
+// in the caches through their run of files instead of evicting each other at every file. Side
+// by side, pass by pass on one core (bench/ab/ab.sh --passes): 7.1-7.5% less time than file by
+// file on the fixture corpus, 2-5% on the real-code evaluation's larger files; a batch of 256
+// KiB did no better. A batch is full at kBatchFiles files or kBatchBytes of source, which
+// bounds the trees held at once (about 30 bytes a source byte) to a few megabytes beyond the
+// largest file's.
+inline constexpr size_t kBatchFiles = 32;
+inline constexpr size_t kBatchBytes = 64 * 1024;
+inline bool batch_full(size_t files, size_t bytes) {
+  return files >= kBatchFiles || bytes >= kBatchBytes;
+}
+// One batch, with no other files to link against: what lint_source gives for each file.
+std::vector<std::vector<Diagnostic>> lint_sources(std::span<const SourceFile> files,
+                                                  const RuleSet& rules);
 
 // Reads and lints every file, in parallel; the result does not depend on `jobs`.
 LintResult lint_files(const std::vector<std::string>& paths, const LintOptions& options);

@@ -167,7 +167,7 @@ class Builder {
   Builder(std::string_view src, const Inbound& inbound)
       : src_(src), s_(symbols()), inbound_(inbound) {}
 
-  StepModel build();
+  StepModel build(const FlatTree& flat);
 
  private:
   struct Args {

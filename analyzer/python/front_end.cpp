@@ -17,8 +17,7 @@ namespace gpulint::python {
 // part's tree costs a few megabytes, where a whole tree would cost 35-60 bytes a source byte.
 constexpr uint32_t kPartBytes = 16 * 1024;
 
-StepModel Builder::build() {
-  const FlatTree flat(tree_sitter_python(), src_, text_parts(src_, kPartBytes));
+StepModel Builder::build(const FlatTree& flat) {
   Node root = root_ = flat.root();
   if (root.null()) {
     m_.parse_errors.push_back({{0, 0}, "the parser gave up on this file"});
@@ -491,9 +490,17 @@ void Builder::note_output_lines(OutputCall& out) const {
   out.further_lines = std::move(lines);
 }
 
-StepModel build_model(std::string_view text, const Inbound& inbound) {
+std::unique_ptr<FlatTree> parse(std::string_view text) {
+  return std::make_unique<FlatTree>(tree_sitter_python(), text, text_parts(text, kPartBytes));
+}
+
+StepModel build_model(std::string_view text, const FlatTree& tree, const Inbound& inbound) {
   Builder builder(text, inbound);
-  return builder.build();
+  return builder.build(tree);
+}
+
+StepModel build_model(std::string_view text, const Inbound& inbound) {
+  return build_model(text, *parse(text), inbound);
 }
 
 }  // namespace gpulint::python

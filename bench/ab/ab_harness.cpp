@@ -7,6 +7,8 @@
 // costs the parse it runs next to. With --passes they take turns pass by pass over the corpus,
 // as the corpus bench runs them, each warm through its pass; pin the process to one core
 // (taskset) so that the scheduler moves no pass mid-way.
+// In passes, a library that lints a batch at a time (gpulint_ab_lint_batch, as the engine's pool
+// does) is given the corpus a batch at a time; one without it (an older revision), file by file.
 //
 //   ab_harness CORPUS_DIR LIB_A.so LIB_B.so REPEATS [--passes]
 #include <dlfcn.h>
@@ -27,8 +29,14 @@ extern "C" const TSLanguage* tree_sitter_python(void);
 namespace {
 
 using LintFn = size_t (*)(const char*, const char*, size_t);
+using BatchFn = size_t (*)(const char* const*, const char* const*, const size_t*, size_t, size_t*);
 
-LintFn load(const char* library) {
+struct Library {
+  LintFn lint;
+  BatchFn batch;  // null when the revision has none
+};
+
+Library load(const char* library) {
   // RTLD_LOCAL: each library keeps its own copy of the analyzer and of tree-sitter.
   void* handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
@@ -40,7 +48,7 @@ LintFn load(const char* library) {
     std::fprintf(stderr, "ab_harness: %s has no gpulint_ab_lint\n", library);
     std::exit(2);
   }
-  return fn;
+  return {fn, reinterpret_cast<BatchFn>(dlsym(handle, "gpulint_ab_lint_batch"))};
 }
 
 }  // namespace
@@ -60,7 +68,14 @@ int main(int argc, char** argv) {
     std::ifstream in(path, std::ios::binary);
     texts.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
-  const LintFn lint[2] = {load(argv[2]), load(argv[3])};
+  const Library lint[2] = {load(argv[2]), load(argv[3])};
+  std::vector<const char*> path_ptrs, text_ptrs;
+  std::vector<size_t> sizes;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    path_ptrs.push_back(paths[i].c_str());
+    text_ptrs.push_back(texts[i].data());
+    sizes.push_back(texts[i].size());
+  }
   const int repeats = std::max(1, std::atoi(argv[4]));
   TSParser* parser = ts_parser_new();
   ts_parser_set_language(parser, tree_sitter_python());
@@ -73,7 +88,19 @@ int main(int argc, char** argv) {
       ts_tree_delete(ts_parser_parse_string(parser, nullptr, texts[i].data(),
                                             static_cast<uint32_t>(texts[i].size())));
     } else {
-      findings[which - 1] += lint[which - 1](paths[i].c_str(), texts[i].data(), texts[i].size());
+      findings[which - 1] +=
+          lint[which - 1].lint(paths[i].c_str(), texts[i].data(), texts[i].size());
+    }
+  };
+  // A whole pass over the corpus, a batch at a time where the library can.
+  auto pass = [&](size_t which) {
+    if (which == 0 || lint[which - 1].batch == nullptr) {
+      for (size_t file = 0; file < texts.size(); ++file) run(which, file);
+      return;
+    }
+    for (size_t file = 0; file < texts.size();) {
+      file += lint[which - 1].batch(&path_ptrs[file], &text_ptrs[file], &sizes[file],
+                                    texts.size() - file, &findings[which - 1]);
     }
   };
   for (int r = 0; r < repeats; ++r) {
@@ -82,7 +109,7 @@ int main(int argc, char** argv) {
         const size_t which = (k + r + i) % 3;
         const Clock::time_point start = Clock::now();
         if (passes) {
-          for (size_t file = 0; file < texts.size(); ++file) run(which, file);
+          pass(which);
         } else {
           run(which, i);
         }
