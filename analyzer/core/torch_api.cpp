@@ -1,18 +1,10 @@
 #include "analyzer/core/torch_api.h"
 
-#include <algorithm>
 #include <array>
 
+#include "analyzer/core/word_list.h"
+
 namespace gpulint::torch_api {
-namespace {
-
-template <size_t N>
-bool one_of(std::string_view s, const std::array<std::string_view, N>& names) {
-  return std::find(names.begin(), names.end(), s) != names.end();
-}
-
-}  // namespace
-
 bool is_fill_factory(std::string_view op) {
   static constexpr std::array<std::string_view, 13> kFactories = {
       "zeros",    "ones",   "empty",    "full",     "rand", "randn", "randint",

@@ -2,9 +2,11 @@
 // and which were computed where no graph is recorded (under no_grad); and the accumulations
 // across steps (`total += loss`) that keep those graphs alive.
 #include <algorithm>
+#include <array>
 #include <iterator>
 #include <string_view>
 
+#include "analyzer/core/word_list.h"
 #include "analyzer/python/builder.h"
 #include "analyzer/python/names.h"
 
@@ -61,14 +63,13 @@ bool Builder::is_graph_expr(Node n, int depth) const {
     if (!method.empty() && (is_tensor_method(method) || method == "cpu"))
       return is_graph_expr(receiver_of(n), depth + 1);
     // `F.normalize(out)`, `pool(out, mask)` of this file: computed from the graph, part of it.
-    static constexpr std::string_view kNoGradient[] = {
+    static constexpr std::array<std::string_view, 23> kNoGradient = {
         "argmax", "argmin",  "argsort",      "eq",         "ne",          "lt",
         "gt",     "le",      "ge",           "isnan",      "isinf",       "isfinite",
         "equal",  "nonzero", "logical_and",  "logical_or", "logical_not", "count_nonzero",
         "unique", "where",   "searchsorted", "bucketize",  "allclose"};
     const std::string_view tail = last_component(callee);
-    const bool differentiable =
-        std::find(std::begin(kNoGradient), std::end(kNoGradient), tail) == std::end(kNoGradient);
+    const bool differentiable = !one_of(tail, kNoGradient);
     if (differentiable && (is_tensor_function(callee) || function_by_name_.count(callee))) {
       Node list = field(n, s_.f_arguments);
       for (Node arg = null(list) ? Node{} : list.first_child(); !null(arg);

@@ -46,7 +46,7 @@ struct Symbols {
   TSSymbol generator_expression, typed_parameter, default_parameter, typed_default_parameter;
   TSSymbol block, expression_statement, concatenated_string, none, import_statement,
       import_from_statement;
-  TSSymbol aliased_import, dotted_name, relative_import;
+  TSSymbol aliased_import, dotted_name, relative_import, wildcard_import;
   TSSymbol break_statement, continue_statement, raise_statement;
   TSFieldId f_body, f_name, f_superclasses, f_left, f_right, f_condition, f_consequence;
   TSFieldId f_alternative, f_value, f_function, f_arguments, f_object, f_attribute, f_parameters;

@@ -17,8 +17,7 @@ void Builder::on_import(Node n) {
   }
   for (Node name = n.first_child(); !name.null(); name = name.next_sibling()) {
     // `from utils import *`: any name not defined here may be that module's.
-    if (!module.empty() && std::string_view(name.type()) == "wildcard_import")
-      star_modules_.push_back(module);
+    if (!module.empty() && is(name, s_.wildcard_import)) star_modules_.push_back(module);
     if (name.field() != s_.f_name) continue;
     Node alias{};
     if (is(name, s_.aliased_import)) {

@@ -1,6 +1,7 @@
 #include "analyzer/python/names.h"
 
 #include "analyzer/core/torch_api.h"
+#include "analyzer/core/word_list.h"
 
 #include <algorithm>
 #include <array>
@@ -9,11 +10,6 @@
 
 namespace gpulint::python {
 namespace {
-
-template <size_t N>
-bool in(const std::array<std::string_view, N>& table, std::string_view s) {
-  return std::find(table.begin(), table.end(), s) != table.end();
-}
 
 bool has_prefix_module(std::string_view dotted, std::string_view module) {
   // `torch.zeros`, but also `th.zeros` is not guessed: only spellings PyTorch documents.
@@ -74,7 +70,7 @@ bool is_optimizer_constructor(std::string_view dotted) {
   static constexpr std::array<std::string_view, 14> kOptimizers = {
       "SGD",   "Adam",  "AdamW", "Adagrad",    "Adadelta", "RMSprop",   "Adamax",
       "NAdam", "RAdam", "LBFGS", "SparseAdam", "Lion",     "Adafactor", "LAMB"};
-  return in(kOptimizers, lower_tail(dotted));
+  return one_of(lower_tail(dotted), kOptimizers);
 }
 
 bool is_functional_loss(std::string_view dotted) {
@@ -95,7 +91,7 @@ bool is_tensor_function(std::string_view dotted) {
   std::string_view rest = dotted.substr(6);
   // `torch.is_floating_point(t)` and the other predicates read metadata; `is_nonzero` a value.
   if (rest.starts_with("is_") && rest != "is_nonzero") return false;
-  return rest.find('.') == std::string_view::npos && !in(kNotTensors, rest);
+  return rest.find('.') == std::string_view::npos && !one_of(rest, kNotTensors);
 }
 
 bool is_tensor_method(std::string_view method) {
@@ -107,7 +103,7 @@ bool is_tensor_method(std::string_view method) {
       "log_softmax", "argmax",  "argmin",    "exp",         "log",       "sqrt",       "pow",
       "matmul",      "mm",      "bmm",       "masked_fill", "gather",    "expand",     "repeat",
       "eq",          "ne",      "sigmoid",   "prod"};
-  return in(kMethods, method);
+  return one_of(method, kMethods);
 }
 
 bool is_logger_receiver(std::string_view receiver) {
@@ -119,14 +115,14 @@ bool is_logger_receiver(std::string_view receiver) {
 bool is_logging_method(std::string_view method) {
   static constexpr std::array<std::string_view, 8> kMethods = {
       "debug", "info", "warning", "warn", "error", "critical", "exception", "log"};
-  return in(kMethods, method);
+  return one_of(method, kMethods);
 }
 
 bool is_metrics_method(std::string_view method) {
   static constexpr std::array<std::string_view, 7> kMethods = {
       "add_scalar", "add_scalars", "add_histogram", "add_image",
       "add_text",   "log_metric",  "log_metrics"};
-  return in(kMethods, method);
+  return one_of(method, kMethods);
 }
 
 bool is_rank_name(std::string_view name) {
@@ -150,7 +146,7 @@ bool is_rank_name(std::string_view name) {
                                                               "is_root",
                                                               "is_root_worker",
                                                               "is_root_process"};
-  return in(kNames, last_component(name));
+  return one_of(last_component(name), kNames);
 }
 
 bool names_class(std::string_view dotted) {
@@ -162,7 +158,7 @@ bool looks_like_counter(std::string_view name) {
   std::string_view tail = last_component(name);
   static constexpr std::array<std::string_view, 8> kShort = {"i",  "j", "k",   "n",
                                                              "it", "t", "idx", "epoch"};
-  return in(kShort, tail) || contains_ci(tail, "step") || starts_word_ci(tail, "iter") ||
+  return one_of(tail, kShort) || contains_ci(tail, "step") || starts_word_ci(tail, "iter") ||
          contains_ci(tail, "idx") || contains_ci(tail, "batch_i") || starts_word_ci(tail, "count");
 }
 
@@ -182,7 +178,7 @@ bool names_precision_switch(std::string_view keyword) {
       "fp16", "bf16",    "use_fp16",        "use_bf16",
       "amp",  "use_amp", "mixed_precision", "use_mixed_precision",
       "half", "use_half"};
-  return in(kSwitches, keyword);
+  return one_of(keyword, kSwitches);
 }
 
 bool names_debug_option(std::string_view condition) {
@@ -195,8 +191,7 @@ DeviceTarget device_of_string(std::string_view spelling) {
   if (type.starts_with("cuda")) return DeviceTarget::Cuda;
   static constexpr std::array<std::string_view, 7> kOther = {"mps", "xla", "meta", "xpu",
                                                              "hpu", "npu", "mtia"};
-  return std::find(kOther.begin(), kOther.end(), type) != kOther.end() ? DeviceTarget::Other
-                                                                       : DeviceTarget::MaybeCuda;
+  return one_of(type, kOther) ? DeviceTarget::Other : DeviceTarget::MaybeCuda;
 }
 
 bool names_device(std::string_view spelling) {
@@ -224,7 +219,7 @@ bool is_lightning_hook(std::string_view method) {
   static constexpr std::array<std::string_view, 6> kHooks = {
       "training_step", "validation_step",    "test_step",
       "predict_step",  "on_train_batch_end", "on_validation_batch_end"};
-  return in(kHooks, method);
+  return one_of(method, kHooks);
 }
 
 bool is_hf_trainer_hook(std::string_view method) {
@@ -234,7 +229,7 @@ bool is_hf_trainer_hook(std::string_view method) {
 bool is_evaluation_hook(std::string_view method) {
   static constexpr std::array<std::string_view, 5> kHooks = {
       "validation_step", "test_step", "predict_step", "on_validation_batch_end", "prediction_step"};
-  return in(kHooks, method);
+  return one_of(method, kHooks);
 }
 
 }  // namespace gpulint::python

@@ -78,6 +78,7 @@ Symbols::Symbols(const TSLanguage* lang) {
   aliased_import = sym("aliased_import");
   dotted_name = sym("dotted_name");
   relative_import = sym("relative_import");
+  wildcard_import = sym("wildcard_import");
   break_statement = sym("break_statement");
   continue_statement = sym("continue_statement");
   raise_statement = sym("raise_statement");
