@@ -105,9 +105,11 @@ void pin_to(int core) {
   pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 }
 
-template <class MakeState, class Body>
+// `work(state, claim)` runs in each worker: claim() hands out the next file's index, or
+// `files` once all are taken; work returns its checksum.
+template <class MakeState, class Work>
 Timing timed_pool(unsigned threads, int core, size_t files, uint64_t& checksum,
-                  MakeState make_state, Body body) {
+                  MakeState make_state, Work work) {
   std::atomic<size_t> next{0};
   std::atomic<uint64_t> total{0};
   const double cpu_start = process_cpu_seconds();
@@ -118,11 +120,8 @@ Timing timed_pool(unsigned threads, int core, size_t files, uint64_t& checksum,
       pool.emplace_back([&] {
         if (threads == 1) pin_to(core);
         auto state = make_state();
-        uint64_t local = 0;
-        for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < files;) {
-          local += body(state, i);
-        }
-        total.fetch_add(local, std::memory_order_relaxed);
+        auto claim = [&] { return std::min(next.fetch_add(1, std::memory_order_relaxed), files); };
+        total.fetch_add(work(state, claim), std::memory_order_relaxed);
       });
     }
   }
@@ -144,13 +143,16 @@ Timing run_parse(const Corpus& corpus, unsigned threads, int core, uint64_t& che
         ts_parser_set_language(parser.get(), tree_sitter_python());
         return parser;
       },
-      [&](ParserPtr& parser, size_t i) -> uint64_t {
-        const std::string& text = corpus.texts[i];
-        TSTree* tree = ts_parser_parse_string(parser.get(), nullptr, text.data(),
-                                              static_cast<uint32_t>(text.size()));
-        const uint64_t end = ts_node_end_byte(ts_tree_root_node(tree));
-        ts_tree_delete(tree);
-        return end;
+      [&](ParserPtr& parser, auto claim) -> uint64_t {
+        uint64_t sum = 0;
+        for (size_t i; (i = claim()) < corpus.texts.size();) {
+          const std::string& text = corpus.texts[i];
+          TSTree* tree = ts_parser_parse_string(parser.get(), nullptr, text.data(),
+                                                static_cast<uint32_t>(text.size()));
+          sum += ts_node_end_byte(ts_tree_root_node(tree));
+          ts_tree_delete(tree);
+        }
+        return sum;
       });
 }
 
@@ -160,23 +162,18 @@ Timing run_parse(const Corpus& corpus, unsigned threads, int core, uint64_t& che
 Timing run_lint(const Corpus& corpus, const std::vector<const gpulint::Rule*>& rules,
                 unsigned threads, int core, uint64_t& checksum) {
   const gpulint::RuleSet rule_set{rules, {}, {}, {}};
-  std::atomic<size_t> next{0};
-  std::atomic<uint64_t> total{0};
-  const double cpu_start = process_cpu_seconds();
-  const Clock::time_point start = Clock::now();
-  {
-    std::vector<std::jthread> pool;
-    for (unsigned t = 0; t < threads; ++t) {
-      pool.emplace_back([&] {
-        if (threads == 1) pin_to(core);
-        uint64_t local = 0;
+  struct NoState {};
+  return timed_pool(
+      threads, core, corpus.texts.size(), checksum, [] { return NoState{}; },
+      [&](NoState&, auto claim) -> uint64_t {
+        uint64_t sum = 0;
         std::vector<gpulint::SourceFile> batch;
         for (bool more = true; more;) {
           batch.clear();
           size_t bytes = 0;
           while (!gpulint::batch_full(batch.size(), bytes)) {
-            const size_t i = next.fetch_add(1, std::memory_order_relaxed);
-            if (i >= corpus.texts.size()) {
+            const size_t i = claim();
+            if (i == corpus.texts.size()) {
               more = false;
               break;
             }
@@ -184,15 +181,10 @@ Timing run_lint(const Corpus& corpus, const std::vector<const gpulint::Rule*>& r
             bytes += corpus.texts[i].size();
           }
           for (const auto& diagnostics : gpulint::lint_sources(batch, rule_set))
-            local += diagnostics.size();
+            sum += diagnostics.size();
         }
-        total.fetch_add(local, std::memory_order_relaxed);
+        return sum;
       });
-    }
-  }
-  checksum = total.load();
-  return {std::chrono::duration<double>(Clock::now() - start).count(),
-          process_cpu_seconds() - cpu_start};
 }
 
 double median(std::vector<double> values) {
