@@ -32,7 +32,7 @@ extern "C" __attribute__((visibility("default"))) size_t gpulint_ab_lint(const c
   return gpulint::lint_source(file, default_rules()).size();
 }
 
-// The files from `first` on that make one batch (gpulint::batch_full), linted as the engine
+// The files from the first given on that make one batch (gpulint::batch_full), linted as the engine
 // lints a batch; returns how many files that was, and adds their findings to `findings`.
 extern "C" __attribute__((visibility("default"))) size_t gpulint_ab_lint_batch(
     const char* const* paths, const char* const* texts, const size_t* sizes, size_t count,
