@@ -22,12 +22,17 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LABELS = os.path.join(HERE, "labels.tsv")
-RECALL = os.path.join(HERE, "recall.tsv")
+# REALCODE_SET=outside: the repositories of outside_manifest.tsv, never tuned on, and their
+# labels (no read loops); kept apart so that the evaluation's own figures stay comparable.
+OUTSIDE = os.environ.get("REALCODE_SET") == "outside"
+PREFIX = "outside_" if OUTSIDE else ""
+LABELS = os.path.join(HERE, PREFIX + "labels.tsv")
+RECALL = os.path.join(HERE, "recall.tsv") if not OUTSIDE else ""
+MANIFEST = os.path.join(HERE, PREFIX + "manifest.tsv")
 
 
 def manifest_dirs():
-    for line in open(os.path.join(HERE, "manifest.tsv"), encoding="utf-8"):
+    for line in open(MANIFEST, encoding="utf-8"):
         if line.strip() and not line.startswith("#"):
             yield line.split("\t")[0].replace("/", "+")
 
@@ -50,7 +55,7 @@ def findings(gpulint, export):
 
 
 def read_tsv(path, width):
-    if not os.path.exists(path):
+    if not path or not os.path.exists(path):
         return []
     rows = []
     for n, line in enumerate(open(path, encoding="utf-8"), 1):
