@@ -11,7 +11,9 @@ Flags Python control flow on a tensor's value (`if loss > 0:`, `elif torch.isnan
 step, unless an interval guard limits it to some steps. Metadata the host holds is no value:
 `torch.is_floating_point(x)` and the other `torch.is_*` predicates (not `is_nonzero`), and a
 comparison with a tensor's `.dtype`, `.device`, `.ndim`, `.is_cuda` or `.requires_grad`, whatever
-the other side is (`if table.dtype != dtype:`).
+the other side is (`if table.dtype != dtype:`). Nor is a tensor made on the host: a factory that
+names no device (`if torch.rand(1) > 0.5:`, unless `torch.set_default_device("cuda")` ran),
+`.cpu()` copies and what they hold.
 
 ## Why is this bad
 Python needs a plain `bool` to take a branch, so it calls `.item()` on the tensor behind your

@@ -31,8 +31,13 @@ bool Builder::is_tensor_condition(Node n, int depth) const {
       if (a == "dtype" || a == "device" || a == "is_cuda" || a == "requires_grad" || a == "ndim")
         return false;
     }
+    // `torch.rand(1) > 0.5`: a tensor made on the host is compared on the host.
+    for (Node c = n.first_child(); !null(c); c = c.next_sibling()) {
+      if (c.named() && is_tensor_expr(c, depth + 1) && !on_host(c, depth + 1)) return true;
+    }
+    return false;
   }
-  return is_tensor_expr(n);
+  return is_tensor_expr(n) && !on_host(n);
 }
 
 // 1 for `torch.cuda.is_available()`, -1 for its negation, 0 for anything else.

@@ -233,7 +233,9 @@ bool Builder::made_on_host(Node value) const {
     const Node device = keyword(args, "device");
     return !null(device) && is_device_expr(device) && classify_device(device) == DeviceTarget::Cpu;
   };
+  // After `torch.set_default_device("cuda")` they are filled on the GPU.
   if (torch_api::is_fill_factory(method) && !method.ends_with("_like") && is_fill_factory(callee)) {
+    if (cuda_by_default_) return false;
     Node args = field(value, s_.f_arguments);
     return !null(args) && !contains_text(args, "**") &&
            (!contains_text(args, "device") || device_named_host());
