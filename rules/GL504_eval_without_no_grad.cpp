@@ -8,7 +8,9 @@ namespace {
 constexpr std::string_view kDocs = R"md(## What it does
 Flags an evaluation step loop (the model is called on each batch, no backward or optimizer step
 is reached) that runs with autograd on: no `torch.no_grad()` / `torch.inference_mode()` block
-around it or around the model calls, and no `@torch.no_grad()` on its function or a caller.
+around it or around the model calls, no `@torch.no_grad()` on its function or a caller, and no
+`torch.set_grad_enabled(False)` statement earlier in its block or an enclosing one (up to a
+`torch.set_grad_enabled(True)` in that same block, which turns autograd back on).
 Models frozen with `requires_grad_(False)` (`net.eval().requires_grad_(False)`, or a name bound
 to such a chain) and never thawed in the file record no graph: a loop that calls only those is
 silent.

@@ -406,6 +406,11 @@ class Builder {
   bool ends_in_exit(Node block) const;
   void note_runs_once(int32_t loop, Node body);
   void on_block(Node n, int depth);
+  std::optional<bool> grad_switch(Node statement) const;
+  struct GradSwitch {
+    ScopeId opened = kNoScope, left = kNoScope;
+  };
+  void switch_grad(Node statement, GradSwitch& open);
   void on_if(Node n, int depth);
   bool is_cuda_condition(Node condition) const;
   // The node that `span` covers exactly and `kind` names, found from the root down.

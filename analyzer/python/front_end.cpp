@@ -26,7 +26,12 @@ StepModel Builder::build(const FlatTree& flat) {
   scope_ = m_.add_scope(ScopeKind::Module, kNoScope);
   module_scope_ = scope_;
   if (root.has_error()) note_first_error(root);
-  visit_children(root, 0);
+  GradSwitch grad;
+  for (Node c = root.first_child(); !null(c); c = c.next_sibling()) {
+    visit(c, 1);
+    switch_grad(c, grad);
+  }
+  scope_ = module_scope_;
   finish();
   return std::move(m_);
 }

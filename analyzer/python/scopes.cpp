@@ -384,10 +384,44 @@ void Builder::note_runs_once(int32_t loop, Node body) {
 }
 
 // A block's statements in order; after an early exit on a step counter the rest is guarded.
+// `torch.set_grad_enabled(False)` as a statement: false, and true for `(True)`; none for any
+// other statement, or a switch whose value is not a literal.
+std::optional<bool> Builder::grad_switch(Node statement) const {
+  if (!is(statement, s_.expression_statement) || statement.named_child_count() != 1)
+    return std::nullopt;
+  const Node call = statement.named_child(0);
+  if (!is(call, s_.call) || last_component(callee_name(call)) != "set_grad_enabled")
+    return std::nullopt;
+  const Node args = field(call, s_.f_arguments);
+  const Node value = null(args) || args.named_child_count() != 1 ? Node{} : args.named_child(0);
+  if (is(value, s_.false_)) return false;
+  if (is(value, s_.true_)) return true;
+  return std::nullopt;
+}
+
+// The statements after `torch.set_grad_enabled(False)` run without autograd, as a
+// `with torch.no_grad():` body does, until `torch.set_grad_enabled(True)` in the same block.
+// `open` holds the scope the switch opened and the one it left, kNoScope for none.
+void Builder::switch_grad(Node statement, GradSwitch& open) {
+  const std::optional<bool> enabled = grad_switch(statement);
+  if (!enabled) return;
+  if (!*enabled && open.opened == kNoScope) {
+    open.left = scope_;
+    scope_ = open.opened = new_scope(ScopeKind::With);
+    m_.scopes[scope_].regions = kRegionNoGrad;
+  } else if (*enabled && open.opened == scope_) {
+    // Under a guard opened since (`if not log: return`), the rest stays as it is.
+    scope_ = open.left;
+    open = {};
+  }
+}
+
 void Builder::on_block(Node n, int depth) {
   const ScopeId saved = scope_;
+  GradSwitch grad;
   for (Node c = n.first_child(); !null(c); c = c.next_sibling()) {
     visit(c, depth + 1);
+    switch_grad(c, grad);
     if (!is(c, s_.if_statement)) continue;
     if (guards_the_rest(c, 0)) {
       scope_ = new_scope(ScopeKind::Branch);
