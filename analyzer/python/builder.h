@@ -224,7 +224,7 @@ class Builder {
   bool frozen(std::string_view model) const {
     return frozen_models_.count(model) && !unfrozen_models_.count(model);
   }
-  NameSet model_names_, loss_names_, optimizer_names_, tensor_names_, numpy_names_, counter_names_,
+  NameSet model_names_, loss_names_, optimizer_names_, tensor_names_, counter_names_,
       autocast_names_, on_device_names_;
   NameSet trainer_classes_, sync_objects_;
   NameSet handed_to_framework_;  // `accelerator.prepare(net, ...)`, `trainer.fit(model)`: placed
@@ -369,6 +369,7 @@ class Builder {
   void visit_children(Node n, int depth);
   void note_too_deep(Node n);
   void visit(Node n, int depth);
+  void note_host_items(Node left, Node iterable);
   void note_host_batch_items(Node left, Node iterable);
   void note_first_error(Node n);
   void note_comments(Node n);
@@ -435,6 +436,7 @@ class Builder {
   void bind_device(std::string_view name, DeviceTarget target);
   std::string_view wrapped_instance(Node call, std::string_view tail) const;
   bool made_on_host(Node value) const;
+  bool names_numpy(std::string_view callee) const;
   bool on_host(Node n, int depth = 0) const;
   bool reads_checkpoint(Node value);
   bool reads_counter_key(Node n, int depth = 0) const;

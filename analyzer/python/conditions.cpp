@@ -55,7 +55,8 @@ void Builder::note_mask_index(Node subscript) {
   if ((function_ < 0 && loop_stack_.empty()) || subscript.named_child_count() != 2) return;
   Node value = field(subscript, s_.f_value);
   if (!is_mask(field(subscript, s_.f_subscript)) || !is_tensor_expr(value)) return;
-  if (!numpy_names_.count(dotted_view(value))) mask_indexings_.emplace_back(subscript, scope_);
+  // A host tensor's mask gives its size on the host: nothing waits.
+  if (!on_host(value)) mask_indexings_.emplace_back(subscript, scope_);
 }
 
 void Builder::note_condition(Node condition) {

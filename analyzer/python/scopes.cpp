@@ -268,6 +268,36 @@ void Builder::note_host_batch_items(Node left, Node iterable) {
   }
 }
 
+// `for ids in batch.cpu():`, `for c, m in zip(ids.cpu(), mask.cpu()):`: the items of a host
+// tensor (or of a NumPy array) are on the host too; reading them waits for nothing.
+void Builder::note_host_items(Node left, Node iterable) {
+  auto bind = [&](Node target, Node part) {
+    if (!is(target, s_.identifier)) return;
+    if (on_host(part)) {
+      host_names_.add(text(target));
+    } else {
+      host_names_.remove(text(target));
+    }
+  };
+  if (is(left, s_.identifier)) return bind(left, iterable);
+  if (!is(left, s_.pattern_list) && !is(left, s_.tuple_pattern)) return;
+  if (!is(iterable, s_.call)) return;
+  const std::string_view made_by = callee_name(iterable);
+  Node args = field(iterable, s_.f_arguments);
+  if (null(args)) return;
+  // `zip(a, b, strict=True)`: the keywords are no parts.
+  std::vector<Node> parts;
+  for_each_child(args, [&](Node c) {
+    if (!is(c, s_.keyword_argument)) parts.push_back(c);
+  });
+  if (made_by == "zip" && parts.size() == left.named_child_count()) {
+    for (uint32_t i = 0; i < left.named_child_count(); ++i) bind(left.named_child(i), parts[i]);
+  } else if (made_by == "enumerate" && left.named_child_count() == 2 &&
+             args.named_child_count() >= 1) {
+    bind(left.named_child(1), args.named_child(0));
+  }
+}
+
 void Builder::on_for(Node n, int depth) {
   note_comments(n);
   Node left = field(n, s_.f_left), right = field(n, s_.f_right);
@@ -314,7 +344,10 @@ void Builder::on_for(Node n, int depth) {
       tensor_names_.add(targets[i]);
     }
   }
-  if (!m_.loops[loop].iterates_loader && !null(right)) note_host_batch_items(left, unparen(right));
+  if (!m_.loops[loop].iterates_loader && !null(right)) {
+    note_host_batch_items(left, unparen(right));
+    note_host_items(left, unparen(right));
+  }
   Node body = field(n, s_.f_body);
   note_runs_once(loop, body);
   if (!null(right) && !null(body) && contains_text(right, ".parameters()") &&

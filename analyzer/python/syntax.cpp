@@ -220,12 +220,23 @@ bool Builder::copied_on_the_way(Node n) {
 
 // A tensor the expression makes on the host: read from a file or NumPy, built from Python
 // values without a device, or copied back.
+// A function of NumPy's, through this file's imports: `np.load` after `import numpy as np`,
+// `frombuffer` after `from numpy import frombuffer`.
+bool Builder::names_numpy(std::string_view callee) const {
+  const auto found = import_by_local_.find(callee.substr(0, callee.find('.')));
+  if (found == import_by_local_.end()) return false;
+  const std::string_view module = m_.imports[found->second].module;
+  return module == "numpy" || module.starts_with("numpy.");
+}
+
 bool Builder::made_on_host(Node value) const {
   if (!is(value, s_.call)) return false;
   // The method decides before the whole callee is spelt (this runs for every assignment).
   const std::string_view method = method_of(value);
   if (method == "cpu" || method == "numpy") return true;
   const std::string_view callee = callee_name(value);
+  // `np.frombuffer(...)`, `np.stack(...)`: a NumPy array lives on the host.
+  if (names_numpy(callee)) return true;
   // `torch.zeros(n)`: filled on the host where no device is named.
   // `torch.zeros(n, device="cpu")`: there too.
   const auto device_named_host = [&] {
@@ -256,10 +267,34 @@ bool Builder::on_host(Node n, int depth) const {
   if (null(n) || depth > kMaxExprDepth) return false;
   if (is(n, s_.identifier) || is(n, s_.attribute)) return host_names_.count(dotted_view(n)) > 0;
   if (is(n, s_.subscript)) return on_host(field(n, s_.f_value), depth + 1);
+  // `full_lengths - completion_lengths` of host tensors, `labels_cpu != -100`: host operands,
+  // or host operands and numbers.
+  if (is(n, s_.binary_operator) || is(n, s_.comparison_operator)) {
+    bool any = false;
+    for (Node c = n.first_child(); !null(c); c = c.next_sibling()) {
+      if (!c.named()) continue;
+      const bool host = on_host(c, depth + 1);
+      if (!host && !is_scalar_expr(c, depth + 1)) return false;
+      any = any || host;
+    }
+    return any;
+  }
   if (!is(n, s_.call)) return false;
   if (made_on_host(n)) return true;
   const std::string_view method = method_of(n);
-  return !method.empty() && method != "to" && method != "cuda" && is_tensor_method(method) &&
+  if (method == "to") {
+    // `.to(torch.long)`: a cast, which stays where the tensor is.
+    const Args args = const_cast<Builder*>(this)->arguments(n);
+    const Node target = args.positional.empty() ? Node{} : args.positional.front();
+    // Only a dtype named as one: `.to(other)` takes other's device too.
+    const std::string_view spelt = dotted_view(target);
+    const bool dtype = spelt.starts_with("torch.") && !spelt.starts_with("torch.device") &&
+                       spelt.find('.', 6) == std::string_view::npos;
+    if (!dtype || !null(keyword(args, "device")) || args.list_splat || !args.dict_splats.empty())
+      return false;
+    return on_host(receiver_of(n), depth + 1);
+  }
+  return !method.empty() && method != "cuda" && is_tensor_method(method) &&
          on_host(receiver_of(n), depth + 1);
 }
 

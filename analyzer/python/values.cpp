@@ -192,6 +192,15 @@ void Builder::on_assignment(Node n, int depth) {
     } else {
       host_names_.remove(name);
     }
+  } else {
+    // `actions, pmf = net.act(obs)` after `actions = np.array(...)`: rebound, maybe to the GPU.
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (elementwise && on_host(value.named_child(static_cast<uint32_t>(i)))) {
+        host_names_.add(names[i]);
+      } else {
+        host_names_.remove(names[i]);
+      }
+    }
   }
   // Within a branch it is one of the values the name may hold (`acc = None` in an else).
   const bool unconditional =
