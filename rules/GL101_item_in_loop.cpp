@@ -7,7 +7,8 @@ constexpr std::string_view kDocs = R"md(## What it does
 Flags `.item()`, `.tolist()` and `float(t)` / `int(t)` / `bool(t)` of a tensor inside a training or
 evaluation step loop (or a helper it calls every step), unless an interval guard such as
 `if step % log_every == 0` limits it to some steps (also through a flag holding one, a counter
-under a dict key such as `state["step_count"]`, or a helper's `if not should_log: return` when
+under a dict key such as `state["step_count"]`, one the step grows only below the test
+(`state.cur_nimg += batch_size` at its end), or a helper's `if not should_log: return` when
 every call passes an interval guard for `should_log`). What is known not to be on the GPU is
 silent: a loader's batch that was never moved (and its items, iterated or zipped with
 others), a tensor made with `device="cpu"` and what its methods compute, the items of a host

@@ -312,6 +312,9 @@ class Builder {
   std::vector<ParameterCondition> parameter_conditions_;
   std::vector<TensorArgument> tensor_arguments_;
   std::vector<ParameterGuard> parameter_guards_;
+  // `if state.cur_nimg % snapshot_nimg == 0:` above the loop's `state.cur_nimg += batch_size`:
+  // branches on `%` judged before every counter was known, judged again in finish().
+  std::vector<std::pair<ScopeId, Node>> early_modulo_guards_;
   std::vector<GuardArgument> guard_arguments_;
   NameSet scalar_names_;              // hold a number, a string or None: never a tensor
   std::vector<ScopeId> type_tested_;  // branches under `isinstance(x, torch.Tensor)`

@@ -181,6 +181,9 @@ void Builder::note_forward_helpers() {
 }
 
 void Builder::finish() {
+  for (const auto& [branch, condition] : early_modulo_guards_) {
+    if (classify_guard(condition) == Guard::Interval) m_.scopes[branch].guard = Guard::Interval;
+  }
   // Calls that may be of another module's function: `callee` as called, and for a method of
   // a class, the method.
   struct MaybeImported {

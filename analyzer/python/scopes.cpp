@@ -475,6 +475,8 @@ void Builder::on_if(Node n, int depth) {
   Guard guard = null(condition) ? Guard::Data : classify_guard(condition);
   ScopeId branch = new_scope(ScopeKind::Branch);
   m_.scopes[branch].guard = guard;
+  if (guard != Guard::Interval && !null(condition) && contains_text(condition, "%"))
+    early_modulo_guards_.emplace_back(branch, condition);
   if (!null(condition) && is_tensor_type_test(condition)) type_tested_.push_back(branch);
   bool cuda_branch = !null(condition) && is_cuda_condition(condition);
   // `if torch.cuda.is_available(): ... else: ...`: which branches run only without CUDA.
