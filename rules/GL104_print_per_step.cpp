@@ -8,6 +8,9 @@ Flags console, logging, progress-bar and metrics-writer calls (`print`, `sys.std
 `logging.*`, `logger.*`, `tqdm.write`, `pbar.set_postfix`, `writer.add_scalar`, `wandb.log`, `run.log` of a
 `wandb.init()` run) that run on every step of a step loop: not under any branch except a
 process-rank check (`rank == 0`, `is_main_process`, `is_global_zero`, `is_root_worker()`...).
+A rank check joined by `and` to a clock throttle (`rank == 0 and now - last_log > every_s`,
+with `now` from `time.time()`, `perf_counter()` or `monotonic()`) runs once every so many
+seconds: silent.
 A logging helper the loop calls is one finding, at its first write, with its other writes as
 related locations.
 

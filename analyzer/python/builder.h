@@ -254,6 +254,7 @@ class Builder {
   NameSet device_functions_;  // this file's functions (`f`, `Class.f`) that return a device   //
                               // `is_log = step % n == 0`: an interval guard through a name
   NameSet tracker_runs_;      // `run = wandb.init(...)`
+  NameSet clock_names_;       // `now = time.time()`
   NameSet parameter_names_, passed_in_names_;
   std::vector<ModelDtype> model_dtypes_;
 
@@ -402,6 +403,8 @@ class Builder {
   void on_for(Node n, int depth);
   void on_while(Node n, int depth);
   Guard classify_guard(Node condition);
+  bool is_clock(Node n) const;
+  bool throttles_by_time(Node condition) const;
   Guard classify_exit_guard(Node condition);
   bool is_early_exit(Node if_statement) const;
   bool guards_the_rest(Node if_statement, int depth);

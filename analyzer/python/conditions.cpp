@@ -330,8 +330,40 @@ Guard Builder::classify_guard(Node condition) {
   // `if int(os.environ.get("RANK", 0)) == 0:`: the rank read from the launcher's environment.
   if (!rank && t.find("environ") != std::string_view::npos)
     rank = t.find("RANK\"") != std::string_view::npos || t.find("RANK'") != std::string_view::npos;
-  if (rank) return Guard::Rank;
-  return Guard::Data;
+  if (!rank) return Guard::Data;
+  // `if args.rank == 0 and now - last_log > log_every_s:`: the rank test is only half of it;
+  // the clock lets the main process through once every so many seconds, not every step.
+  if (const Node c = unparen(condition); is(c, s_.boolean_operator)) {
+    const Node op = field(c, s_.f_operator);
+    if (!null(op) && text(op) == "and" &&
+        (throttles_by_time(field(c, s_.f_left)) || throttles_by_time(field(c, s_.f_right))))
+      return Guard::Data;
+  }
+  return Guard::Rank;
+}
+
+// `time.time()`, `time.perf_counter()`, `time.monotonic()`, or a name bound to one.
+bool Builder::is_clock(Node n) const {
+  n = unparen(n);
+  if (is(n, s_.identifier) || is(n, s_.attribute)) return clock_names_.count(dotted_view(n)) > 0;
+  if (!is(n, s_.call)) return false;
+  const std::string_view callee = callee_name(n);
+  return callee == "time.time" || callee == "time.perf_counter" || callee == "time.monotonic";
+}
+
+// `now - last_log > log_every_s`: true once every so many seconds.
+bool Builder::throttles_by_time(Node condition) const {
+  condition = unparen(condition);
+  if (!is(condition, s_.comparison_operator) || condition.named_child_count() != 2) return false;
+  std::string_view op;
+  for (Node c = condition.first_child(); !null(c); c = c.next_sibling()) {
+    if (!c.named()) op = text(c);
+  }
+  if (op != ">" && op != ">=") return false;
+  const Node elapsed = unparen(condition.named_child(0));
+  if (!is(elapsed, s_.binary_operator)) return false;
+  const Node minus = field(elapsed, s_.f_operator);
+  return !null(minus) && text(minus) == "-" && is_clock(field(elapsed, s_.f_left));
 }
 
 // Under `if args.debug:` (or a conditional expression on one), in this function.

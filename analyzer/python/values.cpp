@@ -177,6 +177,11 @@ void Builder::on_assignment(Node n, int depth) {
     } else {
       mask_names_.remove(name);
     }
+    if (is_clock(value)) {
+      clock_names_.add(name);
+    } else {
+      clock_names_.remove(name);
+    }
   }
   const bool tensor = is_tensor_expr(value);
   // `image, mask = batch["image"], batch["mask"]`: each name gets its own element.
