@@ -443,6 +443,7 @@ class Builder {
   std::string_view wrapped_instance(Node call, std::string_view tail) const;
   bool made_on_host(Node value) const;
   bool names_numpy(std::string_view callee) const;
+  bool from_monai(std::string_view callee) const;
   bool on_host(Node n, int depth = 0) const;
   bool reads_checkpoint(Node value);
   bool reads_counter_key(Node n, int depth = 0) const;
@@ -522,7 +523,7 @@ class Builder {
   void on_yield(Node n, int depth);
   const int32_t* loader_named(std::string_view name) const;
   void link_loader(int32_t loop, int32_t loader);
-  void on_next(Node arg);
+  void on_next(Node arg, bool whole = false);
   void on_framework(Node n, std::string_view tail, const Args& args);
   void hand_to_framework(Node arg);
   bool splat_values(Node splat, std::vector<std::pair<std::string, Node>>& out, int depth = 0);

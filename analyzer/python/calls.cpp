@@ -87,6 +87,8 @@ void Builder::on_call(Node n, int depth) {
       tensor_converts_.push_back({n, args.positional.front(), scope_, in_output_});
   }
   if (callee == "next" && !args.positional.empty()) on_next(args.positional.front());
+  if (tail == "first" && args.positional.size() == 1 && from_monai(callee))
+    on_next(args.positional.front(), /*whole=*/true);
   // `loss_scaler(loss, optimizer)`: timm's scaler objects (and the projects that copy them) run
   // backward and the optimizer step when called, wherever the instance was made.
   if (!tail.empty() && std::islower(static_cast<unsigned char>(tail.front())) &&

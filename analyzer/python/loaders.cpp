@@ -37,16 +37,20 @@ void Builder::hand_to_framework(Node arg) {
   if (!name.empty()) handed_to_framework_.insert(name);
 }
 
-void Builder::on_next(Node arg) {
+// `next(arg)`; `whole`: `first(arg)`, MONAI's `next(iter(arg))`.
+void Builder::on_next(Node arg, bool whole) {
   std::string name = dotted(arg);
   std::string iterated = name;  // what `next` reads from: `data`, or `loader` of `iter(loader)`
   int32_t loader = -1;
   bool known = false;
-  if (auto it = loader_iter_names_.find(name); it != loader_iter_names_.end()) {
+  if (auto it = whole ? loader_iter_names_.end() : loader_iter_names_.find(name);
+      it != loader_iter_names_.end()) {
     loader = it->second, known = true;
-  } else if (is(arg, s_.call) && last_component(callee_name(arg)) == "iter") {
-    Args a = arguments(arg);
-    iterated = a.positional.empty() ? "" : dotted(a.positional.front());
+  } else if (whole || (is(arg, s_.call) && last_component(callee_name(arg)) == "iter")) {
+    if (!whole) {
+      Args a = arguments(arg);
+      iterated = a.positional.empty() ? "" : dotted(a.positional.front());
+    }
     if (auto it = loader_names_.find(iterated); it != loader_names_.end()) {
       loader = it->second, known = true;
     } else {

@@ -229,6 +229,14 @@ bool Builder::names_numpy(std::string_view callee) const {
   return module == "numpy" || module.starts_with("numpy.");
 }
 
+// `first` after `from monai.utils import first`, or `monai.utils.first`.
+bool Builder::from_monai(std::string_view callee) const {
+  const auto found = import_by_local_.find(callee.substr(0, callee.find('.')));
+  if (found == import_by_local_.end()) return false;
+  const std::string_view module = m_.imports[found->second].module;
+  return module == "monai" || module.starts_with("monai.");
+}
+
 bool Builder::made_on_host(Node value) const {
   if (!is(value, s_.call)) return false;
   // The method decides before the whole callee is spelt (this runs for every assignment).
