@@ -1,6 +1,7 @@
 // Autograd: which values carry a step's graph (a model's or a loss's output, not detached),
 // and which were computed where no graph is recorded (under no_grad); and the accumulations
-// across steps (`total += loss`) that keep those graphs alive.
+// across steps (`total += loss`) that keep those graphs alive; and `set_grad_enabled` statements,
+// which switch recording off for the rest of a block.
 #include <algorithm>
 #include <array>
 #include <iterator>
@@ -142,6 +143,38 @@ void Builder::note_accumulation(Node n, std::string_view target, Node value) {
   accumulated_targets_.add(derived_key(function_, target));
   // `losses.append(loss)` after `with torch.no_grad(): loss = model(**batch).loss`.
   pending_accumulations_.push_back({value, std::move(a), reads_graphless(value)});
+}
+
+// `torch.set_grad_enabled(False)` as a statement: false, and true for `(True)`; none for any
+// other statement, or a switch whose value is not a literal.
+std::optional<bool> Builder::grad_switch(Node statement) const {
+  if (!is(statement, s_.expression_statement) || statement.named_child_count() != 1)
+    return std::nullopt;
+  const Node call = statement.named_child(0);
+  if (!is(call, s_.call) || last_component(callee_name(call)) != "set_grad_enabled")
+    return std::nullopt;
+  const Node args = field(call, s_.f_arguments);
+  const Node value = null(args) || args.named_child_count() != 1 ? Node{} : args.named_child(0);
+  if (is(value, s_.false_)) return false;
+  if (is(value, s_.true_)) return true;
+  return std::nullopt;
+}
+
+// The statements after `torch.set_grad_enabled(False)` run without autograd, as a
+// `with torch.no_grad():` body does, until `torch.set_grad_enabled(True)` in the same block.
+// `open` holds the scope the switch opened and the one it left, kNoScope for none.
+void Builder::switch_grad(Node statement, GradSwitch& open) {
+  const std::optional<bool> enabled = grad_switch(statement);
+  if (!enabled) return;
+  if (!*enabled && open.opened == kNoScope) {
+    open.left = scope_;
+    scope_ = open.opened = new_scope(ScopeKind::With);
+    m_.scopes[scope_].regions = kRegionNoGrad;
+  } else if (*enabled && open.opened == scope_) {
+    // Under a guard opened since (`if not log: return`), the rest stays as it is.
+    scope_ = open.left;
+    open = {};
+  }
 }
 
 }  // namespace gpulint::python

@@ -373,7 +373,6 @@ class Builder {
   void visit_children(Node n, int depth);
   void note_too_deep(Node n);
   void visit(Node n, int depth);
-  void note_host_items(Node left, Node iterable);
   void note_host_batch_items(Node left, Node iterable);
   void note_first_error(Node n);
   void note_comments(Node n);
@@ -403,8 +402,6 @@ class Builder {
   void on_for(Node n, int depth);
   void on_while(Node n, int depth);
   Guard classify_guard(Node condition);
-  bool is_clock(Node n) const;
-  bool throttles_by_time(Node condition) const;
   Guard classify_exit_guard(Node condition);
   bool is_early_exit(Node if_statement) const;
   bool guards_the_rest(Node if_statement, int depth);
@@ -413,11 +410,6 @@ class Builder {
   bool ends_in_exit(Node block) const;
   void note_runs_once(int32_t loop, Node body);
   void on_block(Node n, int depth);
-  std::optional<bool> grad_switch(Node statement) const;
-  struct GradSwitch {
-    ScopeId opened = kNoScope, left = kNoScope;
-  };
-  void switch_grad(Node statement, GradSwitch& open);
   void on_if(Node n, int depth);
   bool is_cuda_condition(Node condition) const;
   // The node that `span` covers exactly and `kind` names, found from the root down.
@@ -438,12 +430,12 @@ class Builder {
   void on_with(Node n, int depth);
 
   // ---- values.cpp ----------------------------------------------------------------------
+  void note_host_items(Node left, Node iterable);
   bool is_tensor_expr(Node n, int depth = 0) const;
   void bind_device(std::string_view name, DeviceTarget target);
   std::string_view wrapped_instance(Node call, std::string_view tail) const;
   bool made_on_host(Node value) const;
-  bool names_numpy(std::string_view callee) const;
-  bool from_monai(std::string_view callee) const;
+  bool imported_from(std::string_view callee, std::string_view package) const;
   bool on_host(Node n, int depth = 0) const;
   bool reads_checkpoint(Node value);
   bool reads_counter_key(Node n, int depth = 0) const;
@@ -465,12 +457,19 @@ class Builder {
   Value resolve(Node n) const;
 
   // ---- autograd.cpp --------------------------------------------------------------------
+  std::optional<bool> grad_switch(Node statement) const;
+  struct GradSwitch {
+    ScopeId opened = kNoScope, left = kNoScope;
+  };
+  void switch_grad(Node statement, GradSwitch& open);
   bool is_graph_expr(Node n, int depth = 0) const;
   void note_requires_grad(Node recv, const Args& args);
   bool under_no_grad() const;
   bool reads_graphless(Node n) const;
 
   // ---- conditions.cpp ------------------------------------------------------------------
+  bool is_clock(Node n) const;
+  bool throttles_by_time(Node condition) const;
   bool is_tensor_condition(Node n, int depth = 0) const;
   void note_condition(Node condition);
   void judge_parameter_conditions();

@@ -87,7 +87,7 @@ void Builder::on_call(Node n, int depth) {
       tensor_converts_.push_back({n, args.positional.front(), scope_, in_output_});
   }
   if (callee == "next" && !args.positional.empty()) on_next(args.positional.front());
-  if (tail == "first" && args.positional.size() == 1 && from_monai(callee))
+  if (tail == "first" && args.positional.size() == 1 && imported_from(callee, "monai"))
     on_next(args.positional.front(), /*whole=*/true);
   // `loss_scaler(loss, optimizer)`: timm's scaler objects (and the projects that copy them) run
   // backward and the optimizer step when called, wherever the instance was made.
@@ -452,8 +452,7 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
     // Reading a host tensor waits for nothing, nor does reading a copy already on the host.
     if (holds_host_batch(recv) || on_host(recv) || !args.positional.empty()) return;
     if (method == "cpu") return add_sync(n, SyncKind::HostCopy, ".cpu()");
-    if (copied_on_the_way(recv) || receiver.starts_with("np."))
-      return;
+    if (copied_on_the_way(recv) || receiver.starts_with("np.")) return;
     if (method == "item") return add_sync(n, SyncKind::Item, ".item()");
     return add_sync(n, SyncKind::ToList, ".tolist()");
   }

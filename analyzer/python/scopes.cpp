@@ -268,36 +268,6 @@ void Builder::note_host_batch_items(Node left, Node iterable) {
   }
 }
 
-// `for ids in batch.cpu():`, `for c, m in zip(ids.cpu(), mask.cpu()):`: the items of a host
-// tensor (or of a NumPy array) are on the host too; reading them waits for nothing.
-void Builder::note_host_items(Node left, Node iterable) {
-  auto bind = [&](Node target, Node part) {
-    if (!is(target, s_.identifier)) return;
-    if (on_host(part)) {
-      host_names_.add(text(target));
-    } else {
-      host_names_.remove(text(target));
-    }
-  };
-  if (is(left, s_.identifier)) return bind(left, iterable);
-  if (!is(left, s_.pattern_list) && !is(left, s_.tuple_pattern)) return;
-  if (!is(iterable, s_.call)) return;
-  const std::string_view made_by = callee_name(iterable);
-  Node args = field(iterable, s_.f_arguments);
-  if (null(args)) return;
-  // `zip(a, b, strict=True)`: the keywords are no parts.
-  std::vector<Node> parts;
-  for_each_child(args, [&](Node c) {
-    if (!is(c, s_.keyword_argument)) parts.push_back(c);
-  });
-  if (made_by == "zip" && parts.size() == left.named_child_count()) {
-    for (uint32_t i = 0; i < left.named_child_count(); ++i) bind(left.named_child(i), parts[i]);
-  } else if (made_by == "enumerate" && left.named_child_count() == 2 &&
-             args.named_child_count() >= 1) {
-    bind(left.named_child(1), args.named_child(0));
-  }
-}
-
 void Builder::on_for(Node n, int depth) {
   note_comments(n);
   Node left = field(n, s_.f_left), right = field(n, s_.f_right);
@@ -417,38 +387,6 @@ void Builder::note_runs_once(int32_t loop, Node body) {
 }
 
 // A block's statements in order; after an early exit on a step counter the rest is guarded.
-// `torch.set_grad_enabled(False)` as a statement: false, and true for `(True)`; none for any
-// other statement, or a switch whose value is not a literal.
-std::optional<bool> Builder::grad_switch(Node statement) const {
-  if (!is(statement, s_.expression_statement) || statement.named_child_count() != 1)
-    return std::nullopt;
-  const Node call = statement.named_child(0);
-  if (!is(call, s_.call) || last_component(callee_name(call)) != "set_grad_enabled")
-    return std::nullopt;
-  const Node args = field(call, s_.f_arguments);
-  const Node value = null(args) || args.named_child_count() != 1 ? Node{} : args.named_child(0);
-  if (is(value, s_.false_)) return false;
-  if (is(value, s_.true_)) return true;
-  return std::nullopt;
-}
-
-// The statements after `torch.set_grad_enabled(False)` run without autograd, as a
-// `with torch.no_grad():` body does, until `torch.set_grad_enabled(True)` in the same block.
-// `open` holds the scope the switch opened and the one it left, kNoScope for none.
-void Builder::switch_grad(Node statement, GradSwitch& open) {
-  const std::optional<bool> enabled = grad_switch(statement);
-  if (!enabled) return;
-  if (!*enabled && open.opened == kNoScope) {
-    open.left = scope_;
-    scope_ = open.opened = new_scope(ScopeKind::With);
-    m_.scopes[scope_].regions = kRegionNoGrad;
-  } else if (*enabled && open.opened == scope_) {
-    // Under a guard opened since (`if not log: return`), the rest stays as it is.
-    scope_ = open.left;
-    open = {};
-  }
-}
-
 void Builder::on_block(Node n, int depth) {
   const ScopeId saved = scope_;
   GradSwitch grad;

@@ -218,25 +218,18 @@ bool Builder::copied_on_the_way(Node n) {
   return false;
 }
 
+// Whether a call's callee comes, through this file's imports, from `package` or a module in it:
+// `np.load` after `import numpy as np`, `first` after `from monai.utils import first`.
+bool Builder::imported_from(std::string_view callee, std::string_view package) const {
+  const auto found = import_by_local_.find(callee.substr(0, callee.find('.')));
+  if (found == import_by_local_.end()) return false;
+  const std::string_view module = m_.imports[found->second].module;
+  return module.starts_with(package) &&
+         (module.size() == package.size() || module[package.size()] == '.');
+}
+
 // A tensor the expression makes on the host: read from a file or NumPy, built from Python
 // values without a device, or copied back.
-// A function of NumPy's, through this file's imports: `np.load` after `import numpy as np`,
-// `frombuffer` after `from numpy import frombuffer`.
-bool Builder::names_numpy(std::string_view callee) const {
-  const auto found = import_by_local_.find(callee.substr(0, callee.find('.')));
-  if (found == import_by_local_.end()) return false;
-  const std::string_view module = m_.imports[found->second].module;
-  return module == "numpy" || module.starts_with("numpy.");
-}
-
-// `first` after `from monai.utils import first`, or `monai.utils.first`.
-bool Builder::from_monai(std::string_view callee) const {
-  const auto found = import_by_local_.find(callee.substr(0, callee.find('.')));
-  if (found == import_by_local_.end()) return false;
-  const std::string_view module = m_.imports[found->second].module;
-  return module == "monai" || module.starts_with("monai.");
-}
-
 bool Builder::made_on_host(Node value) const {
   if (!is(value, s_.call)) return false;
   // The method decides before the whole callee is spelt (this runs for every assignment).
@@ -244,7 +237,7 @@ bool Builder::made_on_host(Node value) const {
   if (method == "cpu" || method == "numpy") return true;
   const std::string_view callee = callee_name(value);
   // `np.frombuffer(...)`, `np.stack(...)`: a NumPy array lives on the host.
-  if (names_numpy(callee)) return true;
+  if (imported_from(callee, "numpy")) return true;
   // `torch.zeros(n)`: filled on the host where no device is named.
   // `torch.zeros(n, device="cpu")`: there too.
   const auto device_named_host = [&] {

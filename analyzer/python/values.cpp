@@ -81,6 +81,35 @@ std::string_view Builder::wrapped_instance(Node call, std::string_view tail) con
   return it == call_results_.end() ? std::string_view{} : std::string_view(it->second);
 }
 
+// `for ids in batch.cpu():`, `for c, m in zip(ids.cpu(), mask.cpu()):`: the items of a host
+// tensor (or of a NumPy array) are on the host too; reading them waits for nothing.
+void Builder::note_host_items(Node left, Node iterable) {
+  auto bind = [&](Node target, Node part) {
+    if (!is(target, s_.identifier)) return;
+    if (on_host(part)) {
+      host_names_.add(text(target));
+    } else {
+      host_names_.remove(text(target));
+    }
+  };
+  if (is(left, s_.identifier)) return bind(left, iterable);
+  if (!is(left, s_.pattern_list) && !is(left, s_.tuple_pattern)) return;
+  if (!is(iterable, s_.call)) return;
+  const std::string_view made_by = callee_name(iterable);
+  Node args = field(iterable, s_.f_arguments);
+  if (null(args)) return;
+  // `zip(a, b, strict=True)`: the keywords are no parts.
+  std::vector<Node> parts;
+  for_each_child(args, [&](Node c) {
+    if (!is(c, s_.keyword_argument)) parts.push_back(c);
+  });
+  if (made_by == "zip" && parts.size() == left.named_child_count()) {
+    for (uint32_t i = 0; i < left.named_child_count(); ++i) bind(left.named_child(i), parts[i]);
+  } else if (made_by == "enumerate" && left.named_child_count() == 2 && !parts.empty()) {
+    bind(left.named_child(1), parts.front());
+  }
+}
+
 void Builder::on_assignment(Node n, int depth) {
   Node left = field(n, s_.f_left), right = field(n, s_.f_right);
   if (!null(right)) visit(right, depth + 1);
