@@ -12,7 +12,7 @@ under a dict key such as `state["step_count"]`, one the step grows only below th
 every call passes an interval guard for `should_log`). What is known not to be on the GPU is
 silent: a loader's batch that was never moved (and its items, iterated or zipped with
 others), a tensor made with `device="cpu"` and what its methods compute, the items of a host
-copy (`for c, m in zip(ids.cpu(), mask.cpu()):`), arithmetic and comparisons of host tensors
+copy (`for c, m in zip(ids.cpu(), mask.cpu()):`, in a comprehension too), arithmetic and comparisons of host tensors
 and numbers, a cast with `.to(torch.long)` of one, a NumPy array, what a checkpoint
 loaded without a CUDA `map_location` holds (a step counter), and a program whose devices are
 all another accelerator (MPS, XLA); what a chain has already copied to the host or into numpy on the way

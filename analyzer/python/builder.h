@@ -43,7 +43,8 @@ struct Symbols {
   TSSymbol boolean_operator, not_operator, unary_operator, parenthesized_expression;
   TSSymbol dictionary, pair, dictionary_splat, list_splat, conditional_expression, lambda;
   TSSymbol pattern_list, tuple_pattern, expression_list, tuple, list_pattern, list;
-  TSSymbol generator_expression, typed_parameter, default_parameter, typed_default_parameter;
+  TSSymbol generator_expression, for_in_clause, typed_parameter, default_parameter,
+      typed_default_parameter;
   TSSymbol block, expression_statement, concatenated_string, none, import_statement,
       import_from_statement;
   TSSymbol aliased_import, dotted_name, relative_import, wildcard_import;
@@ -430,7 +431,9 @@ class Builder {
   void on_with(Node n, int depth);
 
   // ---- values.cpp ----------------------------------------------------------------------
+  std::vector<std::pair<Node, Node>> item_parts(Node left, Node iterable);
   void note_host_items(Node left, Node iterable);
+  bool comprehension_item_on_host(Node at, std::string_view name);
   bool is_tensor_expr(Node n, int depth = 0) const;
   void bind_device(std::string_view name, DeviceTarget target);
   std::string_view wrapped_instance(Node call, std::string_view tail) const;

@@ -450,7 +450,9 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
 
   if (method == "item" || method == "tolist" || method == "cpu") {
     // Reading a host tensor waits for nothing, nor does reading a copy already on the host.
-    if (holds_host_batch(recv) || on_host(recv) || !args.positional.empty()) return;
+    if (holds_host_batch(recv) || on_host(recv) || !args.positional.empty() ||
+        comprehension_item_on_host(n, root_identifier(recv)))
+      return;
     if (method == "cpu") return add_sync(n, SyncKind::HostCopy, ".cpu()");
     if (copied_on_the_way(recv) || receiver.starts_with("np.")) return;
     if (method == "item") return add_sync(n, SyncKind::Item, ".item()");

@@ -68,6 +68,7 @@ Symbols::Symbols(const TSLanguage* lang) {
   list_pattern = sym("list_pattern");
   list = sym("list");
   generator_expression = sym("generator_expression");
+  for_in_clause = sym("for_in_clause");
   typed_parameter = sym("typed_parameter");
   default_parameter = sym("default_parameter");
   typed_default_parameter = sym("typed_default_parameter");

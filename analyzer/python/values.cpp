@@ -81,33 +81,56 @@ std::string_view Builder::wrapped_instance(Node call, std::string_view tail) con
   return it == call_results_.end() ? std::string_view{} : std::string_view(it->second);
 }
 
-// `for ids in batch.cpu():`, `for c, m in zip(ids.cpu(), mask.cpu()):`: the items of a host
-// tensor (or of a NumPy array) are on the host too; reading them waits for nothing.
-void Builder::note_host_items(Node left, Node iterable) {
-  auto bind = [&](Node target, Node part) {
-    if (!is(target, s_.identifier)) return;
-    if (on_host(part)) {
-      host_names_.add(text(target));
-    } else {
-      host_names_.remove(text(target));
-    }
-  };
-  if (is(left, s_.identifier)) return bind(left, iterable);
-  if (!is(left, s_.pattern_list) && !is(left, s_.tuple_pattern)) return;
-  if (!is(iterable, s_.call)) return;
+// What each name a `for` binds iterates, where it is known: the iterable for `for x in xs`,
+// a zip's parts (keywords aside: `zip(a, b, strict=True)`), an enumerate's argument.
+std::vector<std::pair<Node, Node>> Builder::item_parts(Node left, Node iterable) {
+  std::vector<std::pair<Node, Node>> out;
+  if (is(left, s_.identifier)) return {{left, iterable}};
+  if (!is(left, s_.pattern_list) && !is(left, s_.tuple_pattern)) return out;
+  if (!is(iterable, s_.call)) return out;
   const std::string_view made_by = callee_name(iterable);
   Node args = field(iterable, s_.f_arguments);
-  if (null(args)) return;
-  // `zip(a, b, strict=True)`: the keywords are no parts.
+  if (null(args)) return out;
   std::vector<Node> parts;
   for_each_child(args, [&](Node c) {
     if (!is(c, s_.keyword_argument)) parts.push_back(c);
   });
   if (made_by == "zip" && parts.size() == left.named_child_count()) {
-    for (uint32_t i = 0; i < left.named_child_count(); ++i) bind(left.named_child(i), parts[i]);
+    for (uint32_t i = 0; i < left.named_child_count(); ++i)
+      out.emplace_back(left.named_child(i), parts[i]);
   } else if (made_by == "enumerate" && left.named_child_count() == 2 && !parts.empty()) {
-    bind(left.named_child(1), parts.front());
+    out.emplace_back(left.named_child(1), parts.front());
   }
+  std::erase_if(out, [&](const auto& p) { return !is(p.first, s_.identifier); });
+  return out;
+}
+
+// `for ids in batch.cpu():`, `for c, m in zip(ids.cpu(), mask.cpu()):`: the items of a host
+// tensor (or of a NumPy array) are on the host too; reading them waits for nothing.
+void Builder::note_host_items(Node left, Node iterable) {
+  for (const auto& [target, part] : item_parts(left, iterable)) {
+    if (on_host(part)) {
+      host_names_.add(text(target));
+    } else {
+      host_names_.remove(text(target));
+    }
+  }
+}
+
+// `[ids[:n].tolist() for ids, n in zip(batch.cpu(), lengths)]`: `n` names an item of a
+// comprehension around `at` that iterates a host value. Comprehensions bind no name the walk
+// keeps, so this is asked where a value is read.
+bool Builder::comprehension_item_on_host(Node at, std::string_view name) {
+  if (name.empty()) return false;
+  for (Node a = at.parent(); !null(a) && !is(a, s_.function_definition); a = a.parent()) {
+    for (Node c = a.first_child(); !null(c); c = c.next_sibling()) {
+      if (!is(c, s_.for_in_clause)) continue;
+      for (const auto& [target, part] : item_parts(field(c, s_.f_left), field(c, s_.f_right))) {
+        if (text(target) == name) return on_host(part);
+      }
+    }
+  }
+  return false;
 }
 
 void Builder::on_assignment(Node n, int depth) {
