@@ -117,12 +117,12 @@ void Builder::note_host_items(Node left, Node iterable) {
   }
 }
 
-// `[ids[:n].tolist() for ids, n in zip(batch.cpu(), lengths)]`: `n` names an item of a
-// comprehension around `at` that iterates a host value. Comprehensions bind no name the walk
-// keeps, so this is asked where a value is read.
+// `[ids[:n].tolist() for ids, n in zip(batch.cpu(), lengths)]`: `name` (`ids`) is an item of
+// a comprehension around `at` that iterates a host value. Comprehensions bind no name the walk
+// keeps, so this is asked where a value is read; it looks no further out than the statement.
 bool Builder::comprehension_item_on_host(Node at, std::string_view name) {
   if (name.empty()) return false;
-  for (Node a = at.parent(); !null(a) && !is(a, s_.function_definition); a = a.parent()) {
+  for (Node a = at.parent(); !null(a) && !is(a, s_.block) && !is(a, s_.module); a = a.parent()) {
     for (Node c = a.first_child(); !null(c); c = c.next_sibling()) {
       if (!is(c, s_.for_in_clause)) continue;
       for (const auto& [target, part] : item_parts(field(c, s_.f_left), field(c, s_.f_right))) {
