@@ -374,7 +374,6 @@ class Builder {
   void visit_children(Node n, int depth);
   void note_too_deep(Node n);
   void visit(Node n, int depth);
-  void note_host_batch_items(Node left, Node iterable);
   void note_first_error(Node n);
   void note_comments(Node n);
   void on_comment(Node n);
@@ -402,8 +401,6 @@ class Builder {
   void note_handed_models(int32_t function);
   void on_for(Node n, int depth);
   void on_while(Node n, int depth);
-  Guard classify_guard(Node condition);
-  Guard classify_exit_guard(Node condition);
   bool is_early_exit(Node if_statement) const;
   bool guards_the_rest(Node if_statement, int depth);
   bool lets_through_guarded_steps(Node block, int depth);
@@ -471,6 +468,8 @@ class Builder {
   bool reads_graphless(Node n) const;
 
   // ---- conditions.cpp ------------------------------------------------------------------
+  Guard classify_guard(Node condition);
+  Guard classify_exit_guard(Node condition);
   bool is_clock(Node n) const;
   bool throttles_by_time(Node condition) const;
   bool is_tensor_condition(Node n, int depth = 0) const;

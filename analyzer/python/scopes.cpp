@@ -249,25 +249,6 @@ void Builder::note_iterable(int32_t loop, Node iterable) {
   }
 }
 
-// `for caption, id in zip(captions, ids)` over parts of a batch the loop around left on the host
-// (ids a dataset returns, never moved): the items are on the host too, and reading them syncs
-// nothing.
-void Builder::note_host_batch_items(Node left, Node iterable) {
-  LoopState& state = loop_stack_.back();
-  if (is(left, s_.identifier) && !is(iterable, s_.call)) {
-    if (holds_host_batch(iterable)) state.cpu_batch.add(text(left));
-    return;
-  }
-  if (!is(iterable, s_.call) || callee_name(iterable) != "zip") return;
-  if (!is(left, s_.pattern_list) && !is(left, s_.tuple_pattern)) return;
-  Node args = field(iterable, s_.f_arguments);
-  if (null(args) || args.named_child_count() != left.named_child_count()) return;
-  for (uint32_t i = 0; i < left.named_child_count(); ++i) {
-    Node target = left.named_child(i), part = args.named_child(i);
-    if (is(target, s_.identifier) && holds_host_batch(part)) state.cpu_batch.add(text(target));
-  }
-}
-
 void Builder::on_for(Node n, int depth) {
   note_comments(n);
   Node left = field(n, s_.f_left), right = field(n, s_.f_right);
@@ -314,10 +295,7 @@ void Builder::on_for(Node n, int depth) {
       tensor_names_.add(targets[i]);
     }
   }
-  if (!m_.loops[loop].iterates_loader && !null(right)) {
-    note_host_batch_items(left, unparen(right));
-    note_host_items(left, unparen(right));
-  }
+  if (!m_.loops[loop].iterates_loader && !null(right)) note_host_items(left, unparen(right));
   Node body = field(n, s_.f_body);
   note_runs_once(loop, body);
   if (!null(right) && !null(body) && contains_text(right, ".parameters()") &&

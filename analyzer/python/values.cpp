@@ -106,9 +106,14 @@ std::vector<std::pair<Node, Node>> Builder::item_parts(Node left, Node iterable)
 }
 
 // `for ids in batch.cpu():`, `for c, m in zip(ids.cpu(), mask.cpu()):`: the items of a host
-// tensor (or of a NumPy array) are on the host too; reading them waits for nothing.
+// tensor (or of a NumPy array) are on the host too; reading them waits for nothing. So are
+// those of a batch the loop around left on the host (`for caption, id in zip(captions, ids)`
+// over ids a dataset returns, never moved), which count as that batch.
 void Builder::note_host_items(Node left, Node iterable) {
+  LoopState& state = loop_stack_.back();
+  const bool plain_call = is(left, s_.identifier) && is(iterable, s_.call);
   for (const auto& [target, part] : item_parts(left, iterable)) {
+    if (!plain_call && holds_host_batch(part)) state.cpu_batch.add(text(target));
     if (on_host(part)) {
       host_names_.add(text(target));
     } else {
