@@ -82,6 +82,8 @@ Links links_of(const SourceFile& file, const StepModel& model) {
   links.device_calls = model.device_calls;
   links.unwrapping_functions = model.unwrapping_functions;
   links.collate_calls = model.collate_calls;
+  links.host_functions = model.host_functions;
+  links.host_calls = model.host_calls;
   if (model.has_training_loop()) {
     for (const ImportedLoader& use : model.imported_loaders) {
       const LoopKind kind = model.loops[use.loop].kind;
@@ -141,6 +143,8 @@ std::string inbound_key(const Inbound& inbound) {
   for (const std::string& f : inbound.device_functions) key.append(f).push_back(',');
   key.push_back('|');
   for (const std::string& f : inbound.unwrapping_functions) key.append(f).push_back(',');
+  key.push_back('|');
+  for (const std::string& f : inbound.host_functions) key.append(f).push_back(',');
   key.push_back('|');
   for (const auto& [name, value] : inbound.constants)
     key.append(name).append("=").append(std::to_string(value)).push_back(',');
@@ -422,8 +426,19 @@ void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome
     std::vector<std::set<uint32_t>> training_calls(paths.size());
     std::vector<std::set<std::string>> device_functions(paths.size());
     std::vector<std::set<std::string>> unwrapping_functions(paths.size());
+    std::vector<std::set<std::string>> host_functions(paths.size());
     auto offers = [](const std::vector<std::string>& sorted, const std::string& name) {
       return std::binary_search(sorted.begin(), sorted.end(), name);
+    };
+    // A file's calls of imported functions, answered by what the defining files offer: the
+    // callees, as spelt in the calling file, that the other file lists.
+    auto answer = [&](size_t from, const std::vector<ImportedConstant>& calls,
+                      std::vector<std::string> Links::*offered, std::set<std::string>& into) {
+      for (const ImportedConstant& call : calls) {
+        const int32_t to = index.resolve(paths[from], call.module);
+        if (to < 0 || static_cast<size_t>(to) == from) continue;
+        if (offers(outcomes[to].links.*offered, call.symbol)) into.insert(call.local);
+      }
     };
     for (size_t from = 0; from < paths.size(); ++from) {
       for (const Links::Call& call : outcomes[from].links.calls) {
@@ -443,18 +458,10 @@ void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome
         if (offers(outcomes[to].links.training_functions, probe.function))
           training_calls[from].insert(probe.at);
       }
-      for (const ImportedConstant& call : outcomes[from].links.device_calls) {
-        const int32_t to = index.resolve(paths[from], call.module);
-        if (to < 0 || static_cast<size_t>(to) == from) continue;
-        if (offers(outcomes[to].links.device_functions, call.symbol))
-          device_functions[from].insert(call.local);
-      }
-      for (const ImportedConstant& call : outcomes[from].links.collate_calls) {
-        const int32_t to = index.resolve(paths[from], call.module);
-        if (to < 0 || static_cast<size_t>(to) == from) continue;
-        if (offers(outcomes[to].links.unwrapping_functions, call.symbol))
-          unwrapping_functions[from].insert(call.local);
-      }
+      const Links& links = outcomes[from].links;
+      answer(from, links.device_calls, &Links::device_functions, device_functions[from]);
+      answer(from, links.collate_calls, &Links::unwrapping_functions, unwrapping_functions[from]);
+      answer(from, links.host_calls, &Links::host_functions, host_functions[from]);
       for (const ImportedConstant& wanted : outcomes[from].links.wanted_constants) {
         const int32_t to = index.resolve(paths[from], wanted.module);
         if (to < 0 || static_cast<size_t>(to) == from) continue;
@@ -507,6 +514,7 @@ void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome
       next.device_functions.assign(device_functions[i].begin(), device_functions[i].end());
       next.unwrapping_functions.assign(unwrapping_functions[i].begin(),
                                        unwrapping_functions[i].end());
+      next.host_functions.assign(host_functions[i].begin(), host_functions[i].end());
       if (next == inbound[i]) continue;
       inbound[i] = std::move(next);
       changed.push_back(i);

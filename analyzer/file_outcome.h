@@ -55,6 +55,8 @@ struct Links {
   std::vector<ImportedConstant> device_calls;              // StepModel::device_calls
   std::vector<std::string> unwrapping_functions;           // StepModel::unwrapping_functions
   std::vector<ImportedConstant> collate_calls;             // StepModel::collate_calls
+  std::vector<std::string> host_functions;                 // StepModel::host_functions
+  std::vector<ImportedConstant> host_calls;                // StepModel::host_calls
 };
 
 struct FileOutcome {

@@ -145,10 +145,14 @@ std::string encode(const FileOutcome& outcome) {
     device_calls.push_back({c.module, c.symbol, c.local});
   for (const ImportedConstant& c : outcome.links.collate_calls)
     collate_calls.push_back({c.module, c.symbol, c.local});
+  json host_calls = json::array();
+  for (const ImportedConstant& c : outcome.links.host_calls)
+    host_calls.push_back({c.module, c.symbol, c.local});
   const std::vector<uint8_t> bytes = json::to_msgpack(
       json{diagnostics, calls, loaders, outcome.links.cuda, wanted, constants, parameters, flows,
            outcome.links.training_functions, outcome.links.device_functions, device_calls,
-           outcome.links.unwrapping_functions, collate_calls, handed_arguments, probes});
+           outcome.links.unwrapping_functions, collate_calls, handed_arguments, probes,
+           outcome.links.host_functions, host_calls});
   return std::string(bytes.begin(), bytes.end());
 }
 
@@ -180,10 +184,12 @@ FileOutcome decode(const std::string& bytes) {
   }
   for (const json& p : j.at(14))
     outcome.links.probes.push_back({p.at(0), p.at(1), p.at(2).get<uint32_t>()});
+  outcome.links.host_functions = j.at(15).get<std::vector<std::string>>();
+  for (const json& c : j.at(16)) outcome.links.host_calls.push_back({c.at(0), c.at(1), c.at(2)});
   return outcome;
 }
 
-constexpr std::string_view kMagic = "gpulint-cache-9";
+constexpr std::string_view kMagic = "gpulint-cache-10";
 
 }  // namespace
 

@@ -184,6 +184,8 @@ struct Inbound {
   std::vector<std::string> device_functions;
   // Callees as spelt here that return the first item of what they are called on, sorted.
   std::vector<std::string> unwrapping_functions;
+  // Callees as spelt here that return a value on the host (`to_cpu(loss)`), sorted.
+  std::vector<std::string> host_functions;
   std::vector<std::string> loader_functions;       // their returned loader feeds a step loop
   std::vector<HandedParameter> handed_parameters;  // sorted
   bool cuda = false;                               // one of those files runs on a CUDA device
@@ -547,6 +549,11 @@ class StepModel {
   std::vector<std::string> unwrapping_functions;
   // Imported callables given as a loader's `collate_fn` (directly, or through an instance).
   std::vector<ImportedConstant> collate_calls;
+  // Its module-level functions whose every return is on the host (`def to_cpu(t): return
+  // t.detach().cpu()`), sorted; and the imported calls whose result is read as a number
+  // (`to_cpu(loss).item()`), which a host value makes free.
+  std::vector<std::string> host_functions;
+  std::vector<ImportedConstant> host_calls;
   std::vector<IteratedParameter> iterated_parameters;
   std::vector<ArgumentFlow> argument_flows;
   std::vector<HandedArgument> handed_arguments;

@@ -249,13 +249,14 @@ class Builder {
   // `outputs.loss` read after the block carries no graph either.
   NameSet graphless_names_;
   NameMap<Span> first_assignment_;
-  NameSet mask_names_;  // `valid = labels != -100`
-  NameSet guard_flags_;
+  NameSet mask_names_;        // `valid = labels != -100`
+  NameSet guard_flags_;       // `is_log = step % n == 0`: an interval guard through a name
   NameSet host_names_;        // tensors made on the host (`torch.from_file(...)`, `x.cpu()`)
-  NameSet device_functions_;  // this file's functions (`f`, `Class.f`) that return a device   //
-                              // `is_log = step % n == 0`: an interval guard through a name
-  NameSet tracker_runs_;      // `run = wandb.init(...)`
-  NameSet clock_names_;       // `now = time.time()`
+  NameSet device_functions_;  // this file's functions (`f`, `Class.f`) that return a device
+  // This file's module-level functions with a return on the host, and with one that may not be.
+  NameSet host_returns_, other_returns_;
+  NameSet tracker_runs_;  // `run = wandb.init(...)`
+  NameSet clock_names_;   // `now = time.time()`
   NameSet parameter_names_, passed_in_names_;
   std::vector<ModelDtype> model_dtypes_;
 
@@ -437,6 +438,8 @@ class Builder {
   bool made_on_host(Node value) const;
   bool imported_from(std::string_view callee, std::string_view package) const;
   bool on_host(Node n, int depth = 0) const;
+  bool returns_host(std::string_view callee) const;
+  void note_host_call(Node call);
   bool reads_checkpoint(Node value);
   bool reads_counter_key(Node n, int depth = 0) const;
   bool debug_guarded(Node n) const;

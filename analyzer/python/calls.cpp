@@ -449,6 +449,7 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
   }
 
   if (method == "item" || method == "tolist" || method == "cpu") {
+    if (is(recv, s_.call)) note_host_call(recv);
     // Reading a host tensor waits for nothing, nor does reading a copy already on the host.
     if (holds_host_batch(recv) || on_host(recv) || !args.positional.empty() ||
         comprehension_item_on_host(n, root_identifier(recv)))

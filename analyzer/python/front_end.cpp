@@ -346,6 +346,10 @@ void Builder::finish() {
   std::sort(m_.device_functions.begin(), m_.device_functions.end());
   m_.unwrapping_functions.assign(unwrapping_functions_.begin(), unwrapping_functions_.end());
   std::sort(m_.unwrapping_functions.begin(), m_.unwrapping_functions.end());
+  for (const std::string& name : host_returns_) {
+    if (!other_returns_.count(name)) m_.host_functions.push_back(name);
+  }
+  std::sort(m_.host_functions.begin(), m_.host_functions.end());
   // Only a call made per step makes the function it calls per step (the engine links no
   // other). The rest are offered as probes: one that reaches a backward is a step event, and
   // may make its loop a step loop (`run_step()` calling `trainer.optimize()`).

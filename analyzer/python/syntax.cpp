@@ -282,6 +282,8 @@ bool Builder::on_host(Node n, int depth) const {
   }
   if (!is(n, s_.call)) return false;
   if (made_on_host(n)) return true;
+  if ((!host_returns_.empty() || !inbound_.host_functions.empty()) && returns_host(callee_name(n)))
+    return true;
   const std::string_view method = method_of(n);
   if (method == "to") {
     // `.to(torch.long)`: a cast, which stays where the tensor is.
@@ -297,6 +299,24 @@ bool Builder::on_host(Node n, int depth) const {
   }
   return !method.empty() && method != "cuda" && is_tensor_method(method) &&
          on_host(receiver_of(n), depth + 1);
+}
+
+// A project function whose every return is on the host (`def to_cpu(t): return
+// t.detach().cpu()`): of this file, defined above the call, or of another (the engine found it).
+bool Builder::returns_host(std::string_view callee) const {
+  if (callee.empty()) return false;
+  if (host_returns_.count(callee) && !other_returns_.count(callee)) return true;
+  const auto& elsewhere = inbound_.host_functions;
+  return std::binary_search(elsewhere.begin(), elsewhere.end(), callee);
+}
+
+// `to_cpu(loss).item()`: whether the imported function returns a host copy is for the engine
+// to find out. Asked every round, known or not: the answer comes from the engine each time.
+void Builder::note_host_call(Node call) {
+  const std::string_view callee = callee_name(call);
+  if (callee.empty() || host_returns_.count(callee) || other_returns_.count(callee)) return;
+  if (auto target = imported_target(callee))
+    m_.host_calls.push_back({target->first, target->second, std::string(callee)});
 }
 
 }  // namespace gpulint::python

@@ -534,6 +534,11 @@ void Builder::on_return(Node n, int depth) {
   }
   if (class_name_.empty() && returns_placed(value))
     placed_functions_.add(m_.functions[function_].name);
+  // Only module-level functions: a nested one is called by another name than it has here.
+  if (class_name_.empty() && m_.function_of(m_.scopes[m_.functions[function_].scope].parent) < 0) {
+    const bool host = on_host(value) && !is_scalar_expr(value);
+    (host ? host_returns_ : other_returns_).add(m_.functions[function_].name);
+  }
   // `def load_model(cfg): model = Net(cfg).cuda(); ...; return model`: its callers get a Net.
   if (class_name_.empty() && is(value, s_.identifier)) {
     const auto held = call_results_.find(text(value));
