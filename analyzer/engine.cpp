@@ -84,6 +84,8 @@ Links links_of(const SourceFile& file, const StepModel& model) {
   links.collate_calls = model.collate_calls;
   links.host_functions = model.host_functions;
   links.host_calls = model.host_calls;
+  links.placed_functions = model.placed_functions;
+  links.model_calls = model.model_calls;
   if (model.has_training_loop()) {
     for (const ImportedLoader& use : model.imported_loaders) {
       const LoopKind kind = model.loops[use.loop].kind;
@@ -145,6 +147,8 @@ std::string inbound_key(const Inbound& inbound) {
   for (const std::string& f : inbound.unwrapping_functions) key.append(f).push_back(',');
   key.push_back('|');
   for (const std::string& f : inbound.host_functions) key.append(f).push_back(',');
+  key.push_back('|');
+  for (const std::string& f : inbound.placed_functions) key.append(f).push_back(',');
   key.push_back('|');
   for (const auto& [name, value] : inbound.constants)
     key.append(name).append("=").append(std::to_string(value)).push_back(',');
@@ -427,6 +431,7 @@ void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome
     std::vector<std::set<std::string>> device_functions(paths.size());
     std::vector<std::set<std::string>> unwrapping_functions(paths.size());
     std::vector<std::set<std::string>> host_functions(paths.size());
+    std::vector<std::set<std::string>> placed_functions(paths.size());
     auto offers = [](const std::vector<std::string>& sorted, const std::string& name) {
       return std::binary_search(sorted.begin(), sorted.end(), name);
     };
@@ -462,6 +467,7 @@ void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome
       answer(from, links.device_calls, &Links::device_functions, device_functions[from]);
       answer(from, links.collate_calls, &Links::unwrapping_functions, unwrapping_functions[from]);
       answer(from, links.host_calls, &Links::host_functions, host_functions[from]);
+      answer(from, links.model_calls, &Links::placed_functions, placed_functions[from]);
       for (const ImportedConstant& wanted : outcomes[from].links.wanted_constants) {
         const int32_t to = index.resolve(paths[from], wanted.module);
         if (to < 0 || static_cast<size_t>(to) == from) continue;
@@ -515,6 +521,7 @@ void link_modules(const std::vector<std::string>& paths, std::vector<FileOutcome
       next.unwrapping_functions.assign(unwrapping_functions[i].begin(),
                                        unwrapping_functions[i].end());
       next.host_functions.assign(host_functions[i].begin(), host_functions[i].end());
+      next.placed_functions.assign(placed_functions[i].begin(), placed_functions[i].end());
       if (next == inbound[i]) continue;
       inbound[i] = std::move(next);
       changed.push_back(i);

@@ -57,6 +57,8 @@ struct Links {
   std::vector<ImportedConstant> collate_calls;             // StepModel::collate_calls
   std::vector<std::string> host_functions;                 // StepModel::host_functions
   std::vector<ImportedConstant> host_calls;                // StepModel::host_calls
+  std::vector<std::string> placed_functions;               // StepModel::placed_functions
+  std::vector<ImportedConstant> model_calls;               // StepModel::model_calls
 };
 
 struct FileOutcome {

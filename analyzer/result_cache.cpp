@@ -145,14 +145,16 @@ std::string encode(const FileOutcome& outcome) {
     device_calls.push_back({c.module, c.symbol, c.local});
   for (const ImportedConstant& c : outcome.links.collate_calls)
     collate_calls.push_back({c.module, c.symbol, c.local});
-  json host_calls = json::array();
+  json host_calls = json::array(), model_calls = json::array();
   for (const ImportedConstant& c : outcome.links.host_calls)
     host_calls.push_back({c.module, c.symbol, c.local});
+  for (const ImportedConstant& c : outcome.links.model_calls)
+    model_calls.push_back({c.module, c.symbol, c.local});
   const std::vector<uint8_t> bytes = json::to_msgpack(
       json{diagnostics, calls, loaders, outcome.links.cuda, wanted, constants, parameters, flows,
            outcome.links.training_functions, outcome.links.device_functions, device_calls,
            outcome.links.unwrapping_functions, collate_calls, handed_arguments, probes,
-           outcome.links.host_functions, host_calls});
+           outcome.links.host_functions, host_calls, outcome.links.placed_functions, model_calls});
   return std::string(bytes.begin(), bytes.end());
 }
 
@@ -186,10 +188,12 @@ FileOutcome decode(const std::string& bytes) {
     outcome.links.probes.push_back({p.at(0), p.at(1), p.at(2).get<uint32_t>()});
   outcome.links.host_functions = j.at(15).get<std::vector<std::string>>();
   for (const json& c : j.at(16)) outcome.links.host_calls.push_back({c.at(0), c.at(1), c.at(2)});
+  outcome.links.placed_functions = j.at(17).get<std::vector<std::string>>();
+  for (const json& c : j.at(18)) outcome.links.model_calls.push_back({c.at(0), c.at(1), c.at(2)});
   return outcome;
 }
 
-constexpr std::string_view kMagic = "gpulint-cache-10";
+constexpr std::string_view kMagic = "gpulint-cache-11";
 
 }  // namespace
 

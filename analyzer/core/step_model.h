@@ -186,6 +186,8 @@ struct Inbound {
   std::vector<std::string> unwrapping_functions;
   // Callees as spelt here that return a value on the host (`to_cpu(loss)`), sorted.
   std::vector<std::string> host_functions;
+  // Callees as spelt here that return what they build placed on a device, sorted.
+  std::vector<std::string> placed_functions;
   std::vector<std::string> loader_functions;       // their returned loader feeds a step loop
   std::vector<HandedParameter> handed_parameters;  // sorted
   bool cuda = false;                               // one of those files runs on a CUDA device
@@ -554,6 +556,11 @@ class StepModel {
   // (`to_cpu(loss).item()`), which a host value makes free.
   std::vector<std::string> host_functions;
   std::vector<ImportedConstant> host_calls;
+  // Its module-level functions that return a model placed on a device (`def load_model(): ...;
+  // model = Darknet(cfg).to(device); ...; return model`), sorted; and the imported calls that
+  // made a model this file never moves itself (`model = load_model(path)`).
+  std::vector<std::string> placed_functions;
+  std::vector<ImportedConstant> model_calls;
   std::vector<IteratedParameter> iterated_parameters;
   std::vector<ArgumentFlow> argument_flows;
   std::vector<HandedArgument> handed_arguments;

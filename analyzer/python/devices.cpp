@@ -219,6 +219,8 @@ bool Builder::call_places(Node call) {
   const std::string_view callee = callee_name(call);
   if (callee.empty()) return false;
   if (function_by_name_.count(callee)) return placed_functions_.count(callee) > 0;
+  const auto& elsewhere = inbound_.placed_functions;
+  if (std::binary_search(elsewhere.begin(), elsewhere.end(), callee)) return true;
   const Args args = arguments(call);
   return std::any_of(args.positional.begin(), args.positional.end(), [&](Node a) {
     return is_device_expr(a) && classify_device(a) != DeviceTarget::Cpu;

@@ -317,6 +317,14 @@ void Builder::finish() {
     model.compiled = compiled_names_.count(name) > 0;
     model.passed_in = passed_in_names_.count(name) > 0 ||
                       (!first_assignment_.count(name) && parameter_names_.count(name) > 0);
+    // `model = load_model(path)`: whether the imported factory places it is for the engine to
+    // find out, asked every round, known or not (an answer not asked for again is taken back).
+    if (!model.passed_in) {
+      if (auto made = call_results_.find(name); made != call_results_.end()) {
+        if (auto target = imported_target(made->second))
+          m_.model_calls.push_back({target->first, target->second, made->second});
+      }
+    }
     m_.models.push_back(std::move(model));
   }
   for (const ModelDtype& d : model_dtypes_) {
@@ -350,6 +358,8 @@ void Builder::finish() {
     if (!other_returns_.count(name)) m_.host_functions.push_back(name);
   }
   std::sort(m_.host_functions.begin(), m_.host_functions.end());
+  m_.placed_functions.assign(placed_functions_.begin(), placed_functions_.end());
+  std::sort(m_.placed_functions.begin(), m_.placed_functions.end());
   // Only a call made per step makes the function it calls per step (the engine links no
   // other). The rest are offered as probes: one that reaches a backward is a step event, and
   // may make its loop a step loop (`run_step()` calling `trainer.optimize()`).
