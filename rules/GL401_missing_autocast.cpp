@@ -25,7 +25,10 @@ loop that runs the forward and backward runs no forward of its own: the other lo
 Inside the step loop, such a loop is judged by the step loop's forward, and reported there.
 A framework's per-step training hook (Lightning `training_step`, a Hugging Face `Trainer`'s
 `compute_loss`) counts as a training loop when the framework trainer is built in the same file
-on a GPU, so its precision setting is known; it is reported at the hook's name.
+on a GPU, so its precision setting is known; it is reported at the hook's name. A Hugging Face
+`Trainer` (a class whose base is named `...Trainer`; a `TrainerCallback` is none) takes its
+precision from `args`: arguments built in the file are read, and ones from elsewhere (a
+parameter, a command-line parser's result) may switch it on, so the hook stays silent.
 
 ## Why is this bad
 FP32 matrix math does not use the tensor cores' fast paths; bf16 autocast typically speeds up

@@ -135,6 +135,21 @@ void Builder::on_framework(Node n, std::string_view tail, const Args& args) {
     if (p != "32" && p != "no" && p != "32-true" && p != "64" && p != "None")
       m_.file_level_amp = true;
   }
+  // A Hugging Face Trainer takes its precision from `args`: read where they are built here
+  // (`TrainingArguments(bf16=True)`, inline or bound to a name), unknown otherwise (a parameter,
+  // a command-line parser's result), and an unknown setting may be on.
+  if (tail == "Accelerator" || tail == "Fabric") return;
+  const Node training_args = keyword(args, "args");
+  if (null(training_args)) return;
+  const Node built = unparen(training_args);
+  std::string_view maker;
+  if (is(built, s_.call)) {
+    maker = callee_name(built);
+  } else if (auto it = call_results_.find(dotted_view(built)); it != call_results_.end()) {
+    maker = it->second;
+  }
+  const std::string_view made = last_component(maker);
+  if (!made.ends_with("Arguments") && !made.ends_with("Config")) m_.file_level_amp = true;
 }
 
 // Keyword values from a `**kwargs` whose dict is built in this file. Returns false when the

@@ -69,7 +69,15 @@ void Builder::on_class(Node n, int depth) {
   Node bases = field(n, s_.f_superclasses);
   class_name_ = null(name) ? std::string_view{} : text(name);
   class_bases_ = null(bases) ? "" : std::string(text(bases));
-  if (class_bases_.find("Trainer") != std::string::npos) trainer_classes_.emplace(class_name_);
+  // `class WeightedTrainer(Trainer)`, `(trl.SFTTrainer)`: a trainer, and not a
+  // `TrainerCallback` or a `TrainerState`, whose names only hold the word.
+  bool trainer = false;
+  if (!null(bases)) {
+    for_each_child(bases, [&](Node b) {
+      trainer = trainer || last_component(dotted_view(b)).ends_with("Trainer");
+    });
+  }
+  if (trainer) trainer_classes_.emplace(class_name_);
   bool module = class_bases_.find("Module") != std::string::npos ||
                 class_bases_.find("Sequential") != std::string::npos;
   // `class ERM(Algorithm)` where `class Algorithm(torch.nn.Module)` came before.
@@ -93,7 +101,7 @@ void Builder::on_function(Node n, int depth, uint8_t regions) {
   bool method = !class_name_.empty() && m_.scopes[scope_].kind == ScopeKind::Class;
   if (method) {
     bool lightning = class_bases_.find("LightningModule") != std::string::npos;
-    bool hf_trainer = !lightning && class_bases_.find("Trainer") != std::string::npos;
+    bool hf_trainer = !lightning && trainer_classes_.count(class_name_);
     f.per_step_hook =
         (lightning && is_lightning_hook(f.name)) || (hf_trainer && is_hf_trainer_hook(f.name));
     f.evaluation_hook = f.per_step_hook && is_evaluation_hook(f.name);
