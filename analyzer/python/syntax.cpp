@@ -235,6 +235,15 @@ bool Builder::made_on_host(Node value) const {
   // The method decides before the whole callee is spelt (this runs for every assignment).
   const std::string_view method = method_of(value);
   if (method == "cpu" || method == "numpy") return true;
+  // `tokenizer(texts, return_tensors="pt")`: Hugging Face tokenizers and processors hand back
+  // tensors made on the host (NumPy arrays for "np"), until `.to(device)` moves them.
+  if (Node args = field(value, s_.f_arguments); !null(args)) {
+    for (Node c = args.first_child(); !null(c); c = c.next_sibling()) {
+      if (!is(c, s_.keyword_argument) || text(field(c, s_.f_name)) != "return_tensors") continue;
+      const std::string kind = string_value(field(c, s_.f_value));
+      if (kind == "pt" || kind == "np") return true;
+    }
+  }
   const std::string_view callee = callee_name(value);
   // `np.frombuffer(...)`, `np.stack(...)`: a NumPy array lives on the host.
   if (imported_from(callee, "numpy")) return true;
