@@ -16,6 +16,9 @@ and other non-differentiable results do not, nor does the output of a model froz
 backpropagated after the loop, directly or through a name computed from it (the per-token
 losses of one sequence; an episode's log-probabilities in REINFORCE or actor-critic code,
 summed into the loss), needs its graph and is not reported: detaching it would stop learning.
+Nor is an accumulator that lives for one step: bound again in the step loop's body, or bound
+afresh in a helper the step loop calls, before the helper's own loops (the losses of a
+detector's heads summed in its loss function).
 
 ## Why is this bad
 The accumulated tensor references the autograd graph of every step it was added in, so none of

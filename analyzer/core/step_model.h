@@ -419,6 +419,9 @@ struct Accumulation {
   bool value_primary = true;      // takes `.detach()` without parentheses (`loss`, `f(x)`, `x[0]`)
   bool carries_graph = false;     // the value comes from the model or the loss, not detached
   std::vector<int32_t> reset_in;  // loops whose body rebinds the target before this
+  // The target is bound afresh in the accumulation's function, before the loops it has there
+  // (`lcls = torch.zeros(1)` at the top of a helper): it lives for one call.
+  bool bound_per_call = false;
 };
 
 // A literal integer argument: its position among the positional ones, or its keyword.

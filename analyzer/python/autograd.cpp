@@ -132,6 +132,7 @@ void Builder::note_accumulation(Node n, std::string_view target, Node value) {
   for (const LoopState& state : loop_stack_) {
     if (state.function == function_ && state.bound.count(target)) a.reset_in.push_back(state.loop);
   }
+  a.bound_per_call = target.find('.') == std::string_view::npos && bound_before_loops(n, target);
   a.span = span(n);
   a.value = span(value);
   a.scope = scope_;
@@ -143,6 +144,30 @@ void Builder::note_accumulation(Node n, std::string_view target, Node value) {
   accumulated_targets_.add(derived_key(function_, target));
   // `losses.append(loss)` after `with torch.no_grad(): loss = model(**batch).loss`.
   pending_accumulations_.push_back({value, std::move(a), reads_graphless(value)});
+}
+
+// Whether a statement before the function's outermost loop around `n`, in the blocks that hold
+// that loop, binds `name` (`lcls = torch.zeros(1)`, `a, b = [], []`).
+bool Builder::bound_before_loops(Node n, std::string_view name) {
+  size_t loops = 0;  // of this function, around n
+  for (const LoopState& state : loop_stack_) loops += state.function == function_;
+  std::vector<std::string_view> bound;
+  if (function_ < 0) return false;
+  for (Node at = n; !null(at.parent()) && !is(at, s_.function_definition); at = at.parent()) {
+    // Inside the loops, only the outermost one's earlier siblings and those of what holds it.
+    if (loops > 0 && !((is(at, s_.for_statement) || is(at, s_.while_statement)) && --loops == 0))
+      continue;
+    for (Node before = at.parent().first_child(); !null(before) && before != at;
+         before = before.next_sibling()) {
+      if (!is(before, s_.expression_statement) || before.named_child_count() != 1) continue;
+      const Node assignment = before.named_child(0);
+      if (!is(assignment, s_.assignment)) continue;
+      bound.clear();
+      target_names(field(assignment, s_.f_left), bound);
+      if (std::find(bound.begin(), bound.end(), name) != bound.end()) return true;
+    }
+  }
+  return false;
 }
 
 // `torch.set_grad_enabled(False)` as a statement: false, and true for `(True)`; none for any

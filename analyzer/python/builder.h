@@ -451,6 +451,7 @@ class Builder {
   bool reads_cpu_batch(Node value, const LoopState& state);
   void on_augmented(Node n, int depth);
   void note_accumulation(Node n, std::string_view target, Node value);
+  bool bound_before_loops(Node n, std::string_view name);
   void on_return(Node n, int depth);
   void note_property_read(Node attribute);
   DeviceTarget classify_device(Node n, int depth = 0) const;

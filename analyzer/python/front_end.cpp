@@ -417,9 +417,12 @@ void Builder::finish() {
   std::sort(
       m_.dynamic_shapes.begin(), m_.dynamic_shapes.end(),
       [](const DynamicShape& a, const DynamicShape& b) { return a.span.begin < b.span.begin; });
-  // An accumulator reset in the step loop's body (or deeper) lives for one step only.
+  // An accumulator reset in the step loop's body (or deeper) lives for one step only; so does
+  // one bound afresh in a helper the step loop calls, whose loops are inner loops of the step.
   std::erase_if(m_.accumulations, [&](const Accumulation& a) {
     int32_t step = m_.step_context(a.scope).loop;
+    if (a.bound_per_call && (step < 0 || m_.loops[step].function != m_.loops[a.loop].function))
+      return true;
     for (int32_t reset : a.reset_in) {
       for (ScopeId s = m_.loops[reset].scope; s != kNoScope; s = m_.scopes[s].parent) {
         if (m_.scopes[s].kind == ScopeKind::Loop && m_.scopes[s].index == step) return true;
