@@ -14,6 +14,11 @@ came, that part is taken for what multimodal and sequence code passes that way (
 questions as strings the model tokenizes, ids, lengths): it is reported only when the loop
 moves it elsewhere too, which shows it is a tensor, or when it reaches the loss.
 
+Batches of a dataset that moves its items as it reads them are on the device already: a
+dataset class whose `__getitem__` moves them, or, in a file that builds MONAI's `ToDeviced`
+(or `ToDevice`) transform for a GPU, the file's datasets (which of them the transform serves is
+not followed).
+
 ## Why is this bad
 Either the step fails with a device-mismatch error, or, when the model is on the CPU after
 all, the whole step silently runs on the CPU.

@@ -209,6 +209,7 @@ class Builder {
   int placing_context_ = 0;
   bool reduced_module_ = false;      // a module of this file is cast to half or bfloat16
   bool cuda_by_default_ = false;     // `torch.set_default_device("cuda")`: modules start there
+  bool items_to_device_ = false;     // a MONAI `ToDeviced(..., device=cuda)` transform is built
   bool framework_built_ = false;     // an Accelerator, Fabric or Trainer is constructed here
   bool framework_backward_ = false;  // `accelerator.backward(loss)`, `fabric.backward(loss)`
   int call_depth_ = 0;

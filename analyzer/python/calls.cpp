@@ -89,6 +89,12 @@ void Builder::on_call(Node n, int depth) {
   if (callee == "next" && !args.positional.empty()) on_next(args.positional.front());
   if (tail == "first" && args.positional.size() == 1 && imported_from(callee, "monai"))
     on_next(args.positional.front(), /*whole=*/true);
+  // MONAI's `ToDeviced(keys=[...], device=device)` in a dataset's transforms moves each item.
+  if ((tail == "ToDeviced" || tail == "ToDevice") && imported_from(callee, "monai")) {
+    const Node device = keyword(args, "device");
+    if (!null(device) && is_device_expr(device) && classify_device(device) != DeviceTarget::Cpu)
+      items_to_device_ = true;
+  }
   // `loss_scaler(loss, optimizer)`: timm's scaler objects (and the projects that copy them) run
   // backward and the optimizer step when called, wherever the instance was made.
   if (!tail.empty() && std::islower(static_cast<unsigned char>(tail.front())) &&

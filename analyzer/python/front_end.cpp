@@ -293,6 +293,9 @@ void Builder::finish() {
   std::sort(m_.moved_models.begin(), m_.moved_models.end());
   m_.moved_models.erase(std::unique(m_.moved_models.begin(), m_.moved_models.end()),
                         m_.moved_models.end());
+  // Items a MONAI transform moves arrive on the device, whatever loader (`ThreadDataLoader`)
+  // batches them.
+  if (items_to_device_) pending_inputs_.clear();
   for (const PendingInput& p : pending_inputs_) {
     bool model = model_names_.count(p.callee) && !loss_names_.count(p.callee);
     bool loss = loss_names_.count(p.callee) || is_functional_loss(p.callee);

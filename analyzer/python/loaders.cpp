@@ -309,9 +309,14 @@ void Builder::mark_unwrapping_collates() {
   }
 }
 
+// Datasets whose items are moved as they are read: by their class's __getitem__, or by a
+// MONAI transform built in the file (which of the file's datasets it serves is not followed).
 void Builder::mark_device_datasets() {
   for (const auto& [loader, klass] : loader_datasets_) {
     if (device_datasets_.count(klass)) m_.loaders[loader].dataset_on_device = true;
+  }
+  if (items_to_device_) {
+    for (Loader& loader : m_.loaders) loader.dataset_on_device = true;
   }
 }
 
