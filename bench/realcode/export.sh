@@ -11,14 +11,14 @@ case "$(realpath -m "$dest")/" in
   "$(realpath "$here/../..")"/*) echo "export.sh: DEST must be outside the repository" >&2; exit 2 ;;
 esac
 mkdir -p "$dest"
-# REALCODE_SET=outside: the repositories gpulint was never tuned on, whole (outside_manifest.tsv).
+# REALCODE_SET=NAME: the repositories of NAME_manifest.tsv (outside, fresh), whole.
 manifest=$here/manifest.tsv
-[[ "${REALCODE_SET:-}" == outside ]] && manifest=$here/outside_manifest.tsv
+[[ -n "${REALCODE_SET:-}" ]] && manifest=$here/${REALCODE_SET}_manifest.tsv
 ext_re="py|cpp|cc|cxx|h|hpp|cu|cuh|toml|cfg|yml|yaml|json"
 missing=0
 while IFS=$'\t' read -r repo commit _kind subset; do
   [[ -z "$repo" || "$repo" == \#* ]] && continue
-  [[ "${REALCODE_SET:-}" == outside ]] && subset=.
+  [[ -n "${REALCODE_SET:-}" ]] && subset=.
   git_dir="$mirror/${repo/\//+}/repo"
   out="$dest/${repo/\//+}"
   if ! git --git-dir="$git_dir" cat-file -e "$commit^{commit}" 2>/dev/null; then

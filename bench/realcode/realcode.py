@@ -22,12 +22,14 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# REALCODE_SET=outside: the repositories of outside_manifest.tsv, never tuned on, and their
-# labels (no read loops); kept apart so that the evaluation's own figures stay comparable.
-OUTSIDE = os.environ.get("REALCODE_SET") == "outside"
-PREFIX = "outside_" if OUTSIDE else ""
+# REALCODE_SET=NAME: the repositories of NAME_manifest.tsv and their labels, NAME_labels.tsv (no
+# read loops), kept apart so that the evaluation's own figures stay comparable: `outside`, ten
+# repositories labelled before gpulint was tuned on them (it has been since), and `fresh`, four
+# labelled before any change was made for them.
+SET = os.environ.get("REALCODE_SET", "")
+PREFIX = SET + "_" if SET else ""
 LABELS = os.path.join(HERE, PREFIX + "labels.tsv")
-RECALL = os.path.join(HERE, "recall.tsv") if not OUTSIDE else ""
+RECALL = os.path.join(HERE, "recall.tsv") if not SET else ""
 MANIFEST = os.path.join(HERE, PREFIX + "manifest.tsv")
 
 

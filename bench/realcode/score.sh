@@ -2,8 +2,8 @@
 # Precision per rule and overall on the labelled real-code findings, recall on the read loops,
 # and each disagreement.   bench/realcode/score.sh BUILD_DIR [EXPORT_DIR]
 # EXPORT_DIR (default /work/realcode) is made by bench/realcode/export.sh; CI does not run this.
-# REALCODE_SET=outside scores outside_labels.tsv on outside_manifest.tsv's repositories instead
-# (exported with REALCODE_SET=outside export.sh DEST).
+# REALCODE_SET=NAME scores NAME_labels.tsv on NAME_manifest.tsv's repositories instead
+# (exported with REALCODE_SET=NAME export.sh DEST): outside, fresh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:?usage: score.sh BUILD_DIR [EXPORT_DIR]}
