@@ -149,10 +149,10 @@ void Builder::note_accumulation(Node n, std::string_view target, Node value) {
 // Whether a statement before the function's outermost loop around `n`, in the blocks that hold
 // that loop, binds `name` (`lcls = torch.zeros(1)`, `a, b = [], []`).
 bool Builder::bound_before_loops(Node n, std::string_view name) {
+  if (function_ < 0) return false;
   size_t loops = 0;  // of this function, around n
   for (const LoopState& state : loop_stack_) loops += state.function == function_;
   std::vector<std::string_view> bound;
-  if (function_ < 0) return false;
   for (Node at = n; !null(at.parent()) && !is(at, s_.function_definition); at = at.parent()) {
     // Inside the loops, only the outermost one's earlier siblings and those of what holds it.
     if (loops > 0 && !((is(at, s_.for_statement) || is(at, s_.while_statement)) && --loops == 0))

@@ -534,7 +534,8 @@ void Builder::on_return(Node n, int depth) {
   }
   if (class_name_.empty() && returns_placed(value))
     placed_functions_.add(m_.functions[function_].name);
-  // Only module-level functions: a nested one is called by another name than it has here.
+  // Module-level functions only, which are what calls elsewhere name: a nested function's name
+  // means another function outside it.
   if (class_name_.empty() && m_.function_of(m_.scopes[m_.functions[function_].scope].parent) < 0) {
     const bool host = on_host(value) && !is_scalar_expr(value);
     (host ? host_returns_ : other_returns_).add(m_.functions[function_].name);
