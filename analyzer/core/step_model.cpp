@@ -297,7 +297,7 @@ uint8_t StepModel::enclosing_regions(ScopeId scope) const {
 }
 
 bool StepModel::cuda_context() const {
-  return framework_gpu ||
+  return framework_gpu || trainer_subclass ||
          std::any_of(moves.begin(), moves.end(),
                      [](const DeviceMove& m) { return on_cuda(m.target); }) ||
          cuda_elsewhere;

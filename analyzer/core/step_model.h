@@ -575,6 +575,9 @@ class StepModel {
   std::vector<ParseError> parse_errors;
   bool file_level_amp = false;  // Accelerator(mixed_precision=...), model.half(), ...
   bool framework_gpu = false;   // Lightning / accelerate / HF Trainer on a GPU
+  // A Hugging Face Trainer subclass is defined: its hooks run in the Trainer's loop, on the GPU
+  // when there is one, wherever the Trainer is built (its precision is known only there).
+  bool trainer_subclass = false;
   // The source language, for the few fixes whose spelling differs (`num_workers=4` against
   // `.workers(4)`); rules judge from the facts alone.
   Language language = Language::Python;

@@ -254,6 +254,7 @@ class Builder {
   NameSet guard_flags_;       // `is_log = step % n == 0`: an interval guard through a name
   NameSet host_names_;        // tensors made on the host (`torch.from_file(...)`, `x.cpu()`)
   NameSet device_functions_;  // this file's functions (`f`, `Class.f`) that return a device
+  NameSet tensor_devices_;    // bound to a tensor's own device: `device = x.device`
   // This file's module-level functions with a return on the host, and with one that may not be.
   NameSet host_returns_, other_returns_;
   NameSet tracker_runs_;  // `run = wandb.init(...)`
@@ -458,6 +459,8 @@ class Builder {
   DeviceTarget classify_device(Node n, int depth = 0) const;
   bool is_device_expr(Node n) const;
   bool returns_device(std::string_view callee) const;
+  void note_tensor_devices(const std::vector<std::string_view>& names, Node value);
+  bool follows_tensor(Node device) const;
   void note_device_call(Node n);
   Value resolve(Node n) const;
 

@@ -70,7 +70,8 @@ void Builder::on_call(Node n, int depth) {
   Args args = arguments(n);
   if (method == "to" && !args.positional.empty()) note_device_call(args.positional.front());
   if (Node device = keyword(args, "device"); !null(device)) note_device_call(device);
-  if (Node device = keyword(args, "device"); !null(device) && is_device_expr(device)) {
+  if (Node device = keyword(args, "device");
+      !null(device) && is_device_expr(device) && !follows_tensor(device)) {
     add_move(n, classify_device(device), {}, false);
   }
 

@@ -69,6 +69,47 @@ bool Builder::returns_device(std::string_view callee) const {
   return std::binary_search(elsewhere.begin(), elsewhere.end(), callee);
 }
 
+// `device = x.device`, `_, h, w, device = *x.shape, x.device`: names given a tensor's own
+// device, matched from the end past a leading `*` element.
+void Builder::note_tensor_devices(const std::vector<std::string_view>& names, Node value) {
+  const auto of_tensor = [&](Node v) {
+    return is(v, s_.attribute) && text(field(v, s_.f_attribute)) == "device";
+  };
+  if (names.size() == 1) {
+    if (of_tensor(value)) {
+      tensor_devices_.add(names.front());
+    } else if (!tensor_devices_.empty()) {
+      tensor_devices_.remove(names.front());
+    }
+    return;
+  }
+  std::vector<Node> values;
+  if (is(value, s_.expression_list) || is(value, s_.tuple)) {
+    for (Node c = value.first_child(); !null(c); c = c.next_sibling()) {
+      if (c.named() && !is(c, s_.comment)) values.push_back(c);
+    }
+  }
+  // The first element starred: the pinned grammar gives `*x.shape` there its operand's type.
+  const bool splat = !values.empty() && text(values.front()).starts_with('*');
+  for (size_t i = 0; i < names.size(); ++i) {
+    const size_t from_end = names.size() - i;
+    const bool aligned = splat ? from_end < values.size() : values.size() == names.size();
+    if (aligned && of_tensor(values[values.size() - from_end])) {
+      tensor_devices_.add(names[i]);
+    } else if (!tensor_devices_.empty()) {
+      tensor_devices_.remove(names[i]);
+    }
+  }
+}
+
+// A device that follows a tensor (`x.device`, or a name given one): wherever it is, the new
+// tensor goes, so it is no sign of CUDA by itself.
+bool Builder::follows_tensor(Node device) const {
+  device = unparen(device);
+  if (is(device, s_.attribute)) return text(field(device, s_.f_attribute)) == "device";
+  return is(device, s_.identifier) && tensor_devices_.count(text(device));
+}
+
 // `.to(dist_util.dev())`: an imported call whose result is a device if that module's function
 // returns one, for the engine to find out.
 void Builder::note_device_call(Node n) {

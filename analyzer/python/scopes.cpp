@@ -77,7 +77,10 @@ void Builder::on_class(Node n, int depth) {
       trainer = trainer || last_component(dotted_view(b)).ends_with("Trainer");
     });
   }
-  if (trainer) trainer_classes_.emplace(class_name_);
+  if (trainer) {
+    trainer_classes_.emplace(class_name_);
+    m_.trainer_subclass = true;
+  }
   bool module = class_bases_.find("Module") != std::string::npos ||
                 class_bases_.find("Sequential") != std::string::npos;
   // `class ERM(Algorithm)` where `class Algorithm(torch.nn.Module)` came before.

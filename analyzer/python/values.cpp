@@ -241,6 +241,7 @@ void Builder::on_assignment(Node n, int depth) {
     }
   }
   const bool tensor = is_tensor_expr(value);
+  note_tensor_devices(names, value);
   // `image, mask = batch["image"], batch["mask"]`: each name gets its own element.
   const bool elementwise = !single && (is(value, s_.expression_list) || is(value, s_.tuple)) &&
                            value.named_child_count() == names.size();
