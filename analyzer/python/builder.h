@@ -487,6 +487,9 @@ class Builder {
   std::optional<size_t> guarding_parameter(Node if_statement) const;
   bool is_interval_value(Node n);
   void note_precision_setting(Node pair);
+  void note_precision_section(Node key, Node value);
+  void on_deepspeed(const Args& args);
+  bool is_deepspeed_initialize(Node call) const;
   bool is_tensor_type_test(Node condition) const;
   // `isinstance(sampler, LossAwareSampler)`: the name and the class it is known to hold.
   std::pair<std::string_view, std::string_view> narrowed_instance(Node condition) const;

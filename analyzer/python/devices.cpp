@@ -256,7 +256,7 @@ Node Builder::under_mode_switches(Node value) const {
 // that returns it placed, or is a function from elsewhere given a device (`load_model("base",
 // device)`), which places what it builds there as far as this file can tell.
 bool Builder::call_places(Node call) {
-  if (placing_context_ > 0) return true;
+  if (placing_context_ > 0 || is_deepspeed_initialize(call)) return true;
   const std::string_view callee = callee_name(call);
   if (callee.empty()) return false;
   if (function_by_name_.count(callee)) return placed_functions_.count(callee) > 0;

@@ -320,16 +320,46 @@ void Builder::mark_device_datasets() {
   }
 }
 
+// `deepspeed.initialize(model=net, config=ds_config)`: the engine it returns holds the model on
+// the accelerator (call_places) and runs it in the precision of its config. A config dict built
+// in the file says which, through its "fp16" / "bf16" sections (note_precision_setting); one read
+// from a path or from the command line (`args=args` with `--deepspeed_config`) is not known here,
+// and an unknown precision may be reduced.
+void Builder::on_deepspeed(const Args& args) {
+  if (Node model = keyword(args, "model"); !null(model)) hand_to_framework(model);
+  Node config = keyword(args, "config");
+  if (null(config)) config = keyword(args, "config_params");
+  config = unparen(config);
+  const bool built_here =
+      is(config, s_.dictionary) || (is(config, s_.identifier) && dicts_.count(text(config)) > 0 &&
+                                    (params_.empty() || !params_.back().count(text(config))));
+  if (!built_here) m_.file_level_amp = true;
+}
+
+bool Builder::is_deepspeed_initialize(Node call) const {
+  const std::string_view callee = callee_name(call);
+  return last_component(callee) == "initialize" && imported_from(callee, "deepspeed");
+}
+
 // A DeepSpeed configuration written in the file: `"fp16": {"enabled": args.fp16}` (or bf16, or
-// apex's "amp") runs the model in reduced precision unless `enabled` is literally False; a value
-// gpulint cannot resolve counts as on, as every unresolved precision setting does.
+// apex's "amp"), also as `config["bf16"] = {"enabled": True}` or under a key chosen at run time
+// (`{dtype: {"enabled": True}}`, `dtype` one of them), runs the model in reduced precision
+// unless `enabled` is literally False; a value gpulint cannot resolve counts as on, as every
+// unresolved precision setting does.
 void Builder::note_precision_setting(Node pair) {
-  Node key_node = field(pair, s_.f_key);
-  if (!is(key_node, s_.string) || text(key_node).size() > 8) return;  // "fp16" quoted
-  const std::string key = string_value(key_node);
-  if (key != "fp16" && key != "bf16" && key != "amp") return;
-  Node value = unparen(field(pair, s_.f_value));
+  note_precision_section(field(pair, s_.f_key), unparen(field(pair, s_.f_value)));
+}
+
+void Builder::note_precision_section(Node key_node, Node value) {
   if (!is(value, s_.dictionary)) return;
+  if (is(key_node, s_.string)) {
+    if (text(key_node).size() > 8) return;  // "fp16" quoted
+    const std::string key = string_value(key_node);
+    if (key != "fp16" && key != "bf16" && key != "amp") return;
+  } else if (!is(key_node, s_.identifier) ||
+             text(key_node).find("dtype") == std::string_view::npos) {
+    return;
+  }
   for_each_child(value, [&](Node entry) {
     if (!is(entry, s_.pair) || string_value(field(entry, s_.f_key)) != "enabled") return;
     if (!is(unparen(field(entry, s_.f_value)), s_.false_)) m_.file_level_amp = true;

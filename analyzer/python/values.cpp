@@ -435,6 +435,7 @@ void Builder::on_assignment(Node n, int depth) {
 
 // Settings written as assignments: TF32 switches and CUDA_LAUNCH_BLOCKING.
 void Builder::on_setting(Node left, Node value) {
+  if (is(left, s_.subscript)) note_precision_section(field(left, s_.f_subscript), value);
   std::string target = dotted(left);
   if (target.ends_with(".allow_tf32") && (is(value, s_.true_) || is(value, s_.false_))) {
     add_api(is(value, s_.true_) ? ApiKind::Tf32Enabled : ApiKind::Tf32Disabled, left.parent(),
