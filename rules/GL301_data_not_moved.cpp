@@ -19,6 +19,10 @@ dataset class whose `__getitem__` moves them, or, in a file that builds MONAI's 
 (or `ToDevice`) transform for a GPU, the file's datasets (which of them the transform serves is
 not followed).
 
+A name rebound to a fresh instance after its model was moved (`net = Net()` to evaluate saved
+weights) holds a model on the CPU until it is moved in its turn: its batches need no move, and
+what it computes is on the host.
+
 ## Why is this bad
 Either the step fails with a device-mismatch error, or, when the model is on the CPU after
 all, the whole step silently runs on the CPU.

@@ -233,6 +233,10 @@ class Builder {
   // Functions of this file whose result is already on a device (`return Net().cuda()`), and
   // names moved in place within a function (`net.cuda()`), keyed by derived_key.
   NameSet placed_functions_, moved_in_function_;
+  // `net = Net()` after `net.to(device)`: a new instance, on the CPU until it is moved itself
+  // (keyed by derived_key). Only names placed before are kept: a model first built and then
+  // placed where this file does not see it stays as the whole-file facts say.
+  NameSet host_models_;
   // Classes of this file that derive from a Module, and names bound to a module instance
   // (`self.head = nn.Linear(...)`, `self.net = TinySegNet()`): calling one yields a tensor.
   NameSet module_classes_, module_names_;
@@ -368,6 +372,8 @@ class Builder {
   bool returns_placed(Node value);
   Node under_mode_switches(Node value) const;
   bool call_places(Node call);
+  void note_rebound_model(std::string_view name, Node value, bool placed, bool unconditional);
+  bool runs_on_host(std::string_view callee) const;
   std::optional<DeviceTarget> context_device(Node call);
   int64_t literal_number(Node n) const;
   bool is_host_copy_call(Node n);

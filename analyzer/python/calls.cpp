@@ -385,7 +385,7 @@ bool Builder::has_loop_data(const Args& args, std::vector<std::string_view>& nam
 void Builder::note_model_inputs(Node call, std::string_view callee, const Args& args) {
   if (loop_stack_.empty() || loop_stack_.back().function != function_) return;
   const LoopState& state = loop_stack_.back();
-  if (state.cpu_batch.empty()) return;
+  if (state.cpu_batch.empty() || runs_on_host(callee)) return;
   auto check = [&](Node arg) {
     if (null(arg) || !reads_cpu_batch(arg, state) || moves_to_device(arg)) return;
     UnmovedInput input;

@@ -150,6 +150,8 @@ void Builder::on_device_move(Node n, Node recv, std::string_view receiver, Devic
                              bool non_blocking, std::string_view device) {
   add_move(n, target, std::string(receiver), non_blocking);
   if (function_ >= 0 && !receiver.empty()) moved_in_function_.add(derived_key(function_, receiver));
+  if (target != DeviceTarget::Cpu && !host_models_.empty())
+    host_models_.remove(derived_key(function_, receiver));
   // Another accelerator (MPS, XLA): placed there, but no CUDA copy for the rules to weigh.
   if (target == DeviceTarget::Other) {
     if (!receiver.empty() && model_names_.count(receiver)) m_.moved_models.emplace_back(receiver);
@@ -250,6 +252,31 @@ Node Builder::under_mode_switches(Node value) const {
     value = receiver_of(value);
   }
   return value;
+}
+
+// A fresh instance of a module class bound, in the same function and unconditionally, to a name
+// that held a placed model: the name holds a model on the CPU from here on.
+void Builder::note_rebound_model(std::string_view name, Node value, bool placed,
+                                 bool unconditional) {
+  const auto placed_before = [&] {
+    return on_device_names_.count(name) > 0 ||
+           std::any_of(m_.moves.begin(), m_.moves.end(), [&](const DeviceMove& move) {
+             return move.target != DeviceTarget::Cpu && move.receiver == name;
+           });
+  };
+  const std::string_view callee = is(value, s_.call) ? callee_name(value) : std::string_view{};
+  const bool fresh_module = !callee.empty() && (module_classes_.count(last_component(callee)) > 0 ||
+                                                is_module_constructor(callee));
+  if (!placed && unconditional && fresh_module && placed_before()) {
+    host_models_.add(derived_key(function_, name));
+  } else if (!host_models_.empty()) {
+    host_models_.remove(derived_key(function_, name));
+  }
+}
+
+bool Builder::runs_on_host(std::string_view callee) const {
+  return !host_models_.empty() && !callee.empty() &&
+         host_models_.count(derived_key(function_, callee)) > 0;
 }
 
 // What a call returns is on a device: it runs in a device context, is a function of this file

@@ -35,6 +35,7 @@ void Builder::hand_to_framework(Node arg) {
   }
   // Known as a model only later, maybe (`net = Net()` of another module, `net.train()` after).
   if (!name.empty()) handed_to_framework_.insert(name);
+  if (!name.empty() && !host_models_.empty()) host_models_.remove(derived_key(function_, name));
 }
 
 // `next(arg)`; `whole`: `first(arg)`, MONAI's `next(iter(arg))`.

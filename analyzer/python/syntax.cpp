@@ -275,7 +275,13 @@ bool Builder::made_on_host(Node value) const {
 bool Builder::on_host(Node n, int depth) const {
   n = unparen(n);
   if (null(n) || depth > kMaxExprDepth) return false;
-  if (is(n, s_.identifier) || is(n, s_.attribute)) return host_names_.count(dotted_view(n)) > 0;
+  if (is(n, s_.identifier) || is(n, s_.attribute)) {
+    if (host_names_.count(dotted_view(n)) > 0) return true;
+    // `outputs.data`, `w.T`: views of the same storage.
+    if (!is(n, s_.attribute)) return false;
+    const std::string_view a = text(field(n, s_.f_attribute));
+    return (a == "data" || a == "T" || a == "mT") && on_host(field(n, s_.f_object), depth + 1);
+  }
   if (is(n, s_.subscript)) return on_host(field(n, s_.f_value), depth + 1);
   // `full_lengths - completion_lengths` of host tensors, `labels_cpu != -100`: host operands,
   // or host operands and numbers.
@@ -283,7 +289,9 @@ bool Builder::on_host(Node n, int depth) const {
     bool any = false;
     for (Node c = n.first_child(); !null(c); c = c.next_sibling()) {
       if (!c.named()) continue;
-      const bool host = on_host(c, depth + 1);
+      // A loader batch never moved is a host operand (it stays no host name: moved later, the
+      // name holds a device tensor).
+      const bool host = on_host(c, depth + 1) || (is(c, s_.identifier) && holds_host_batch(c));
       if (!host && !is_scalar_expr(c, depth + 1)) return false;
       any = any || host;
     }
@@ -291,7 +299,16 @@ bool Builder::on_host(Node n, int depth) const {
   }
   if (!is(n, s_.call)) return false;
   if (made_on_host(n)) return true;
-  if ((!host_returns_.empty() || !inbound_.host_functions.empty()) && returns_host(callee_name(n)))
+  const std::string_view callee = callee_name(n);
+  // A model on the CPU computes there; so does a torch function of a host tensor
+  // (`torch.max(outputs, 1)`), unless it is given a device.
+  if (runs_on_host(callee)) return true;
+  if (is_tensor_function(callee)) {
+    const Args args = const_cast<Builder*>(this)->arguments(n);
+    return !args.positional.empty() && null(keyword(args, "device")) &&
+           on_host(args.positional.front(), depth + 1);
+  }
+  if ((!host_returns_.empty() || !inbound_.host_functions.empty()) && returns_host(callee))
     return true;
   const std::string_view method = method_of(n);
   if (method == "to") {

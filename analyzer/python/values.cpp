@@ -256,9 +256,11 @@ void Builder::on_assignment(Node n, int depth) {
       host_names_.remove(name);
     }
   } else {
-    // `actions, pmf = net.act(obs)` after `actions = np.array(...)`: rebound, maybe to the GPU.
+    // `actions, pmf = net.act(obs)` after `actions = np.array(...)`: rebound, maybe to the GPU;
+    // `_, predicted = torch.max(outputs, 1)` of host outputs: each part on the host.
+    const bool whole_on_host = !elementwise && on_host(value);
     for (size_t i = 0; i < names.size(); ++i) {
-      if (elementwise && on_host(value.named_child(static_cast<uint32_t>(i)))) {
+      if (whole_on_host || (elementwise && on_host(value.named_child(static_cast<uint32_t>(i))))) {
         host_names_.add(names[i]);
       } else {
         host_names_.remove(names[i]);
@@ -278,6 +280,7 @@ void Builder::on_assignment(Node n, int depth) {
     }
     if (moved || placed) on_device_names_.add(t);
   }
+  if (single) note_rebound_model(name, value, moved || placed, unconditional);
   if (contains_text(value, "autocast")) autocast_names_.add(name);
 
   if (!is(value, s_.call) && unconditional) {
