@@ -229,7 +229,7 @@ std::optional<DeviceTarget> Builder::context_device(Node call) {
 // `return Net().cuda()`, `return net` after `net.to(device)`, or a module built in a device
 // context: the caller gets it on the device.
 bool Builder::returns_placed(Node value) {
-  if (placing_context_ > 0 && is(value, s_.call)) return true;
+  if (is(value, s_.call) && call_places(value)) return true;
   if (is(value, s_.identifier)) {
     const std::string_view name = text(value);
     return on_device_names_.count(name) || moved_in_function_.count(derived_key(function_, name));
@@ -280,8 +280,9 @@ bool Builder::runs_on_host(std::string_view callee) const {
 }
 
 // What a call returns is on a device: it runs in a device context, is a function of this file
-// that returns it placed, or is a function from elsewhere given a device (`load_model("base",
-// device)`), which places what it builds there as far as this file can tell.
+// that returns it placed, is a function from elsewhere given a device (`load_model("base",
+// device)`), which places what it builds there as far as this file can tell, or is a
+// `TensorDataset` of tensors on the device (whose items are then on the device too).
 bool Builder::call_places(Node call) {
   if (placing_context_ > 0 || is_deepspeed_initialize(call)) return true;
   const std::string_view callee = callee_name(call);
@@ -290,6 +291,11 @@ bool Builder::call_places(Node call) {
   const auto& elsewhere = inbound_.placed_functions;
   if (std::binary_search(elsewhere.begin(), elsewhere.end(), callee)) return true;
   const Args args = arguments(call);
+  if (last_component(callee) == "TensorDataset") {
+    return !args.positional.empty() &&
+           std::all_of(args.positional.begin(), args.positional.end(),
+                       [&](Node a) { return on_device_names_.count(dotted_view(a)) > 0; });
+  }
   return std::any_of(args.positional.begin(), args.positional.end(), [&](Node a) {
     return is_device_expr(a) && classify_device(a) != DeviceTarget::Cpu;
   });
