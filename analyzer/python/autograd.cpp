@@ -27,6 +27,9 @@ bool Builder::under_no_grad() const {
 bool Builder::reads_graphless(Node n) const {
   if (graphless_names_.empty()) return false;
   n = unparen(n);
+  // `loss.float()`, `loss.mean()` of a value without a graph: none either.
+  for (int d = 0; d < kMaxExprDepth && is(n, s_.call) && is_tensor_method(method_of(n)); ++d)
+    n = unparen(receiver_of(n));
   if (is(n, s_.identifier)) return graphless_names_.count(text(n)) > 0;
   return is(n, s_.attribute) && (graphless_names_.count(dotted_view(n)) ||
                                  graphless_names_.count(dotted_view(field(n, s_.f_object))));
