@@ -242,6 +242,11 @@ void Builder::note_iterable(int32_t loop, Node iterable) {
   std::vector<std::string_view> names;
   read_names(iterable, names, 0, /*divisors=*/false);
   note_iterated_parameters(loop, names);
+  // `for x, y in make_loader(...)`: the loader a function of this file returns.
+  if (const Node call = unparen(iterable); is(call, s_.call) && !loader_functions_.empty()) {
+    if (auto f = loader_functions_.find(callee_name(call)); f != loader_functions_.end())
+      link_loader(loop, f->second);
+  }
   for (std::string_view name : names) {
     if (auto result = call_results_.find(name); result != call_results_.end())
       iterated_call_results_.emplace_back(result->second, loop);
