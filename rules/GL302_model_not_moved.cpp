@@ -6,7 +6,8 @@ namespace {
 constexpr std::string_view kDocs = R"md(## What it does
 Flags a model that a training step loop calls, in a program that moves data to a GPU, when the
 model itself is never moved: no `.to(device)` / `.cuda()`, no `accelerator.prepare(...)`, no
-framework trainer that places it. A Python model that reaches the loop as a function parameter
+framework trainer that places it (`deepspeed.initialize(model=...)` does, and so does
+`from_pretrained(..., device_map=...)` or a quantized load). A Python model that reaches the loop as a function parameter
 (or is bound from one: `self.model = model`, or made by a factory handed in:
 `model = make_net()`) is placed by its caller, often in another module, so it stays silent
 here; so are a network that a `nn.Module` subclass keeps (`self.network = ...` in

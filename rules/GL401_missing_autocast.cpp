@@ -10,7 +10,9 @@ Flags a training step loop, in a program that uses CUDA, whose forward pass runs
 precision in effect: no `torch.autocast` / `torch.amp.autocast` region (or a context manager
 that resolves to one), no `accelerator.autocast()`, no framework precision setting (a DeepSpeed
 configuration written in the file counts when its `fp16`, `bf16` or `amp` section is enabled
-by anything but a literal `False`), no FSDP mixed precision (`MixedPrecisionPolicy` or
+by anything but a literal `False`; one `deepspeed.initialize` reads from a path or the command
+line is unknown, and may be), no weights loaded in reduced precision
+(`from_pretrained(..., dtype=...)` of anything but FP32, a bitsandbytes-quantized load), no FSDP mixed precision (`MixedPrecisionPolicy` or
 `MixedPrecision` with a `param_dtype` other than FP32; one from a variable may be reduced), no
 precision switch handed to a call (`use_fp16=`, `bf16=`, `amp=`, `mixed_precision=` and the
 like, on a project's own trainer too) that is not literally off (`False`, `None`, `0`, `"no"`):

@@ -493,8 +493,12 @@ class Builder {
   std::optional<size_t> guarding_parameter(Node if_statement) const;
   bool is_interval_value(Node n);
   void note_precision_setting(Node pair);
+  bool in_handler(Node n) const;  // inside an `except` clause of its function
   void note_precision_section(Node key, Node value);
   void on_deepspeed(const Args& args);
+  void note_pretrained_precision(const Args& args);
+  bool loads_quantized(const Args& args) const;
+  bool loads_placed(Node call);
   bool is_deepspeed_initialize(Node call) const;
   bool is_tensor_type_test(Node condition) const;
   // `isinstance(sampler, LossAwareSampler)`: the name and the class it is known to hold.

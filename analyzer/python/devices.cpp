@@ -284,7 +284,7 @@ bool Builder::runs_on_host(std::string_view callee) const {
 // device)`), which places what it builds there as far as this file can tell, or is a
 // `TensorDataset` of tensors on the device (whose items are then on the device too).
 bool Builder::call_places(Node call) {
-  if (placing_context_ > 0 || is_deepspeed_initialize(call)) return true;
+  if (placing_context_ > 0 || is_deepspeed_initialize(call) || loads_placed(call)) return true;
   const std::string_view callee = callee_name(call);
   if (callee.empty()) return false;
   if (function_by_name_.count(callee)) return placed_functions_.count(callee) > 0;

@@ -38,11 +38,24 @@ void Builder::on_import(Node n) {
       imp.symbol = std::string(text(name));
       imp.local = null(alias) ? imp.symbol : std::string(text(alias));
     }
-    if (module == "torch.cuda.amp" || module == "torch.cpu.amp")
+    // `try: from torch.amp import GradScaler` / `except ImportError: from torch.cuda.amp import
+    // GradScaler`: the handler's import is the fallback for old versions, and the name is the
+    // current API's wherever it is used.
+    if ((module == "torch.cuda.amp" || module == "torch.cpu.amp") && !in_handler(n)) {
       deprecated_amp_names_.insert(imp.local);
+    } else if (module == "torch.amp" || module == "torch") {
+      deprecated_amp_names_.remove(imp.local);
+    }
     import_by_local_[imp.local] = m_.imports.size();
     m_.imports.push_back(std::move(imp));
   }
+}
+
+bool Builder::in_handler(Node n) const {
+  for (Node a = n.parent(); !null(a) && !is(a, s_.function_definition); a = a.parent()) {
+    if (is(a, s_.except_clause)) return true;
+  }
+  return false;
 }
 
 std::optional<int64_t> Builder::inbound_constant(const std::string& name) const {

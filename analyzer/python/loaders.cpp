@@ -337,6 +337,41 @@ void Builder::on_deepspeed(const Args& args) {
   if (!built_here) m_.file_level_amp = true;
 }
 
+// `AutoModelForCausalLM.from_pretrained(name, dtype=torch.bfloat16)`: Hugging Face loads the
+// weights in that dtype (`torch_dtype=` in older versions); "auto" or a variable may be a half
+// dtype. Quantized loads (bitsandbytes, `quantization_config=` or `load_in_8bit=True`) run their
+// matrix math in int8 or a half compute dtype: no FP32 training either.
+void Builder::note_pretrained_precision(const Args& args) {
+  Node dtype = keyword(args, "torch_dtype");
+  if (null(dtype)) dtype = keyword(args, "dtype");
+  if (!null(dtype) && !switched_off(dtype)) {
+    const std::string_view spelled = last_component(text(unparen(dtype)));
+    if (spelled != "float32" && spelled != "float") m_.file_level_amp = true;
+  }
+  if (loads_quantized(args)) m_.file_level_amp = true;
+}
+
+bool Builder::loads_quantized(const Args& args) const {
+  const Node config = keyword(args, "quantization_config");
+  if (!null(config) && !is(unparen(config), s_.none)) return true;
+  for (std::string_view flag : {"load_in_8bit", "load_in_4bit"}) {
+    const Node value = keyword(args, flag);
+    if (!null(value) && !switched_off(value)) return true;
+  }
+  return false;
+}
+
+// `from_pretrained(name, device_map="cuda")` (or "auto", a rank, a variable): the weights are
+// loaded onto the devices the map names; a quantized load is placed on the GPU by the library.
+bool Builder::loads_placed(Node call) {
+  if (last_component(callee_name(call)) != "from_pretrained") return false;
+  const Args args = arguments(call);
+  const Node map = unparen(keyword(args, "device_map"));
+  if (!null(map) && !is(map, s_.none) && !(is(map, s_.string) && string_value(map) == "cpu"))
+    return true;
+  return loads_quantized(args);
+}
+
 bool Builder::is_deepspeed_initialize(Node call) const {
   const std::string_view callee = callee_name(call);
   return last_component(callee) == "initialize" && imported_from(callee, "deepspeed");
