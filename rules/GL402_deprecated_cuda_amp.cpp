@@ -12,7 +12,9 @@ Flags the deprecated device-specific AMP entry points: `torch.cuda.amp.autocast(
 imported from those modules. Silent where the old API is the fallback for an old torch: in a
 branch or conditional expression chosen by the torch version (`if TORCH_GE_2_4:`, `... if
 hasattr(torch, "amp") else torch.cuda.amp.GradScaler()`) or in a `try:` that falls back on
-`ImportError` or `AttributeError`; rewriting it there would undo the guard.
+`ImportError` or `AttributeError`; rewriting it there would undo the guard. A name imported from
+them in an `except` handler (`try: from torch.amp import GradScaler` / `except ImportError: from
+torch.cuda.amp import GradScaler`) is the fallback's, and its uses are the current API's.
 
 ## Why is this bad
 They are thin deprecated wrappers around `torch.amp`: every call emits a `FutureWarning`, and
