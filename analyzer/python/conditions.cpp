@@ -55,8 +55,9 @@ void Builder::note_mask_index(Node subscript) {
   if ((function_ < 0 && loop_stack_.empty()) || subscript.named_child_count() != 2) return;
   Node value = field(subscript, s_.f_value);
   if (!is_mask(field(subscript, s_.f_subscript)) || !is_tensor_expr(value)) return;
-  // A host tensor's mask gives its size on the host: nothing waits.
-  if (!on_host(value)) mask_indexings_.emplace_back(subscript, scope_);
+  // A host tensor's mask gives its size on the host: nothing waits. So does one of a loader
+  // batch never moved (`labels[labels != -100]` where only the inputs went to the GPU).
+  if (!on_host(value) && !holds_host_batch(value)) mask_indexings_.emplace_back(subscript, scope_);
 }
 
 void Builder::note_condition(Node condition) {
