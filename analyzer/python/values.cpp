@@ -436,7 +436,8 @@ void Builder::on_assignment(Node n, int depth) {
   }
 }
 
-// Settings written as assignments: TF32 switches and CUDA_LAUNCH_BLOCKING.
+// Settings written as assignments: TF32 switches, CUDA_LAUNCH_BLOCKING, and DeepSpeed precision
+// sections (`ds_config["bf16"] = {"enabled": True}`).
 void Builder::on_setting(Node left, Node value) {
   if (is(left, s_.subscript)) note_precision_section(field(left, s_.f_subscript), value);
   std::string target = dotted(left);
