@@ -498,8 +498,8 @@ class Builder {
   void on_deepspeed(const Args& args);
   void note_pretrained_precision(const Args& args);
   bool loads_quantized(const Args& args) const;
-  bool loads_placed(Node call);
-  bool is_deepspeed_initialize(Node call) const;
+  bool loads_placed(Node call, std::string_view callee);
+  bool is_deepspeed_initialize(std::string_view callee) const;
   bool is_tensor_type_test(Node condition) const;
   // `isinstance(sampler, LossAwareSampler)`: the name and the class it is known to hold.
   std::pair<std::string_view, std::string_view> narrowed_instance(Node condition) const;

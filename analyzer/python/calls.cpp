@@ -115,7 +115,7 @@ void Builder::on_call(Node n, int depth) {
       trainer_classes_.count(tail)) {
     on_framework(n, tail, args);
   }
-  if (tail == "initialize" && imported_from(callee, "deepspeed")) on_deepspeed(args);
+  if (is_deepspeed_initialize(callee)) on_deepspeed(args);
   if (tail == "from_pretrained") note_pretrained_precision(args);
   if (tail == "TrainingArguments" || tail == "Seq2SeqTrainingArguments") {
     bool cpu = is(keyword(args, "no_cuda"), s_.true_) || is(keyword(args, "use_cpu"), s_.true_);

@@ -284,9 +284,10 @@ bool Builder::runs_on_host(std::string_view callee) const {
 // device)`), which places what it builds there as far as this file can tell, or is a
 // `TensorDataset` of tensors on the device (whose items are then on the device too).
 bool Builder::call_places(Node call) {
-  if (placing_context_ > 0 || is_deepspeed_initialize(call) || loads_placed(call)) return true;
+  if (placing_context_ > 0) return true;
   const std::string_view callee = callee_name(call);
   if (callee.empty()) return false;
+  if (is_deepspeed_initialize(callee) || loads_placed(call, callee)) return true;
   if (function_by_name_.count(callee)) return placed_functions_.count(callee) > 0;
   const auto& elsewhere = inbound_.placed_functions;
   if (std::binary_search(elsewhere.begin(), elsewhere.end(), callee)) return true;

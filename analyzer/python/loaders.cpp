@@ -363,8 +363,8 @@ bool Builder::loads_quantized(const Args& args) const {
 
 // `from_pretrained(name, device_map="cuda")` (or "auto", a rank, a variable): the weights are
 // loaded onto the devices the map names; a quantized load is placed on the GPU by the library.
-bool Builder::loads_placed(Node call) {
-  if (last_component(callee_name(call)) != "from_pretrained") return false;
+bool Builder::loads_placed(Node call, std::string_view callee) {
+  if (last_component(callee) != "from_pretrained") return false;
   const Args args = arguments(call);
   const Node map = unparen(keyword(args, "device_map"));
   if (!null(map) && !is(map, s_.none) && !(is(map, s_.string) && string_value(map) == "cpu"))
@@ -372,8 +372,7 @@ bool Builder::loads_placed(Node call) {
   return loads_quantized(args);
 }
 
-bool Builder::is_deepspeed_initialize(Node call) const {
-  const std::string_view callee = callee_name(call);
+bool Builder::is_deepspeed_initialize(std::string_view callee) const {
   return last_component(callee) == "initialize" && imported_from(callee, "deepspeed");
 }
 
