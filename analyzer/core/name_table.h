@@ -17,7 +17,7 @@ namespace gpulint {
 
 // Names are short (`model`, `self.optimizer`): read as at most two overlapping words, as wyhash
 // reads short keys, and mixed by one multiplication, they hash in a few cycles where
-// std::hash's byte loop took a sixth of every lookup.
+// std::hash's byte loop took about two fifths of the time of the Builder's lookups (perf).
 struct NameHash {
   using is_transparent = void;
   size_t operator()(std::string_view name) const {
