@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "analyzer/core/name_table.h"
+#include "analyzer/core/small_vector.h"
 #include "analyzer/core/step_model.h"
 #include "analyzer/flat_tree.h"
 #include "analyzer/python/front_end.h"
@@ -172,9 +173,9 @@ class Builder {
 
  private:
   struct Args {
-    std::vector<Node> positional;
-    std::vector<std::pair<std::string_view, Node>> keywords;
-    std::vector<Node> dict_splats;
+    SmallVector<Node, 6> positional;
+    SmallVector<std::pair<std::string_view, Node>, 6> keywords;
+    SmallVector<Node, 2> dict_splats;
     bool list_splat = false;
   };
   // What on_call has already worked out about a call's callee, so it is not worked out again.

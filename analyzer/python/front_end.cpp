@@ -194,6 +194,8 @@ void Builder::finish() {
     bool scalar_arguments;
   };
   std::vector<MaybeImported> maybe_imported;
+  maybe_imported.reserve(pending_calls_.size() + pending_dotted_calls_.size() +
+                         2 * pending_method_calls_.size());
   // Calls of functions defined in this file, now that every definition is known.
   for (const PendingCall& call : pending_calls_) {
     if (const int32_t function = function_called(call.callee, call.klass); function >= 0) {
@@ -366,6 +368,9 @@ void Builder::finish() {
   // Only a call made per step makes the function it calls per step (the engine links no
   // other). The rest are offered as probes: one that reaches a backward is a step event, and
   // may make its loop a step loop (`run_step()` calling `trainer.optimize()`).
+  // Most of them are calls of imported names: reserved, the records are not moved as it grows.
+  m_.imported_calls.reserve(m_.imported_calls.size() + maybe_imported.size());
+  m_.probe_calls.reserve(m_.probe_calls.size() + maybe_imported.size());
   for (const MaybeImported& call : maybe_imported) {
     auto target = imported_target(call.callee);
     if (!m_.step_context(call.scope).per_step()) {
