@@ -85,9 +85,11 @@ bool is_functional_loss(std::string_view dotted) {
 bool is_tensor_function(std::string_view dotted) {
   if (dotted.starts_with("F.") || dotted.starts_with("torch.nn.functional.")) return true;
   if (!has_prefix_module(dotted, "torch")) return false;
-  static constexpr std::array<std::string_view, 12> kNotTensors = {
-      "device", "no_grad", "inference_mode",   "is_tensor", "manual_seed",       "save",
-      "load",   "compile", "set_grad_enabled", "autocast",  "get_default_dtype", "numel"};
+  // `torch.Size` is a tuple of ints; `finfo` and `iinfo` describe a dtype.
+  static constexpr std::array<std::string_view, 15> kNotTensors = {
+      "device", "no_grad", "inference_mode",   "is_tensor", "manual_seed", "save",
+      "load",   "compile", "set_grad_enabled", "autocast",  "Size",        "finfo",
+      "iinfo",  "numel",   "get_default_dtype"};
   std::string_view rest = dotted.substr(6);
   // `torch.is_floating_point(t)` and the other predicates read metadata; `is_nonzero` a value.
   if (rest.starts_with("is_") && rest != "is_nonzero") return false;
