@@ -25,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # REALCODE_SET=NAME: the repositories of NAME_manifest.tsv and their labels, NAME_labels.tsv (no
 # read loops), kept apart so that the evaluation's own figures stay comparable: `outside`, ten
 # repositories labelled before gpulint was tuned on them (it has been since), and `fresh`,
-# `fresh2`, `fresh3`, four or five each, labelled before any change was made for them.
+# `fresh2`, `fresh3` and `fresh4`, four to seven each, labelled before any change was made for them.
 SET = os.environ.get("REALCODE_SET", "")
 PREFIX = SET + "_" if SET else ""
 LABELS = os.path.join(HERE, PREFIX + "labels.tsv")

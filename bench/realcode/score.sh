@@ -3,7 +3,7 @@
 # and each disagreement.   bench/realcode/score.sh BUILD_DIR [EXPORT_DIR]
 # EXPORT_DIR (default /work/realcode) is made by bench/realcode/export.sh; CI does not run this.
 # REALCODE_SET=NAME scores NAME_labels.tsv on NAME_manifest.tsv's repositories instead
-# (exported with REALCODE_SET=NAME export.sh DEST): outside, fresh, fresh2, fresh3.
+# (exported with REALCODE_SET=NAME export.sh DEST): outside, fresh, fresh2, fresh3, fresh4.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:?usage: score.sh BUILD_DIR [EXPORT_DIR]}
