@@ -57,6 +57,15 @@ int32_t StepModel::nearest_loop(ScopeId scope, int32_t* function) const {
   return -1;
 }
 
+// Whether `scope` lies under an interval guard of its nearest loop's body.
+bool StepModel::interval_guarded_in_loop(ScopeId scope) const {
+  for (ScopeId s = scope; s != kNoScope; s = scopes[s].parent) {
+    if (scopes[s].kind == ScopeKind::Loop || scopes[s].kind == ScopeKind::Function) return false;
+    if (scopes[s].kind == ScopeKind::Branch && scopes[s].guard == Guard::Interval) return true;
+  }
+  return false;
+}
+
 int32_t StepModel::function_of(ScopeId scope) const {
   for (ScopeId s = scope; s != kNoScope; s = scopes[s].parent) {
     if (scopes[s].kind == ScopeKind::Function) return scopes[s].index;
@@ -89,7 +98,9 @@ void StepModel::classify() {
     bool backward = event.kind != StepEventKind::ModelCall;
     bool forward = event.kind != StepEventKind::OptimizerStep;
     if (loop >= 0) {
-      loop_event[loop] = 1;
+      // A forward pass the loop runs only every N iterations (`if epoch % eval_every == 0:
+      // model(x_val)`) is no step of that loop: it stays an epoch loop.
+      if (backward || !interval_guarded_in_loop(event.scope)) loop_event[loop] = 1;
       loop_backward[loop] |= backward;
       loop_forward_[loop] |= forward;
     } else if (fn >= 0) {
@@ -120,9 +131,11 @@ void StepModel::classify() {
     int32_t fn;
     int32_t loop = nearest_loop(call.scope, &fn);
     if (loop < 0) continue;
-    loop_event[loop] |= function_facts_[call.callee].direct_event;
-    loop_backward[loop] |= function_facts_[call.callee].direct_backward;
-    loop_forward_[loop] |= function_facts_[call.callee].direct_forward;
+    const FunctionFacts& callee = function_facts_[call.callee];
+    if (callee.direct_backward || !interval_guarded_in_loop(call.scope))
+      loop_event[loop] |= callee.direct_event;
+    loop_backward[loop] |= callee.direct_backward;
+    loop_forward_[loop] |= callee.direct_forward;
   }
   for (size_t i = 0; i < loops.size(); ++i) {
     Loop& loop = loops[i];

@@ -641,6 +641,7 @@ class StepModel {
   std::vector<uint8_t> loader_feeds_step_loop_;  // iterated by a training or evaluation loop
 
   int32_t nearest_loop(ScopeId scope, int32_t* function) const;
+  bool interval_guarded_in_loop(ScopeId scope) const;
   StepContext context_of_function(int32_t function) const;
   bool is_step(int32_t loop) const;
 };
