@@ -73,6 +73,7 @@ struct LoopState {
   NameSet cpu_batch;       // names holding loader batches not yet moved
   NameSet moved_batch;     // parts of the batch moved so far (`x.to(device)`): tensors
   NameSet from_arguments;  // bound from what the function was passed (`for k, v in kwargs.items()`)
+  std::string_view element;  // the one name a `for` binds (`opt` of `for opt in optimizers`)
   // Calls whose arguments may be bound later in the body, as loop-carried values
   // (`out, h = decoder(x, h)` ... `x = out.argmax()`): (index into pending_calls_, names read).
   std::vector<std::pair<size_t, std::vector<std::string_view>>> carried_calls;

@@ -499,6 +499,10 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
     if (device_sync)
       add_sync(n, SyncKind::Synchronize,
                callee.empty() ? ".synchronize()" : std::string(callee) + "()");
+  } else if (method == "backward" && receiver == "self" && args.positional.empty() &&
+             args.keywords.empty()) {
+    // `self.backward()` in a trainer class (`def backward(self): self.loss = ...`): the class's
+    // own method, judged by its body as any method call is, not autograd's backward of a tensor.
   } else if (method == "backward" || method == "manual_backward") {
     m_.events.push_back({StepEventKind::Backward, span(n), scope_, {}});
     const std::string_view owner = last_component(receiver);
@@ -527,8 +531,14 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
                      tail.find("opt") != std::string_view::npos ||
                      tail.find("scaler") != std::string_view::npos;
     bool scheduler = tail.find("sched") != std::string_view::npos;
+    // `for opt in optimizers: opt.step()`: stepping each optimizer is one step of the enclosing
+    // loop or function, not a loop of steps of its own.
+    ScopeId at = scope_;
+    if (!loop_stack_.empty() && loop_stack_.back().function == function_ && !receiver.empty() &&
+        receiver == loop_stack_.back().element)
+      at = m_.scopes[m_.loops[loop_stack_.back().loop].scope].parent;
     if (optimizer && !scheduler)
-      m_.events.push_back({StepEventKind::OptimizerStep, span(n), scope_, {}});
+      m_.events.push_back({StepEventKind::OptimizerStep, span(n), at, {}});
   } else if ((method == "train" || method == "eval") && args.positional.size() <= 1 &&
              !receiver.empty() && receiver != "self" && !is_loss_constructor(receiver)) {
     if (!loss_names_.count(receiver)) model_names_.add(receiver);

@@ -274,6 +274,7 @@ void Builder::on_for(Node n, int depth) {
   std::vector<std::string_view> targets;
   target_names(left, targets);
   LoopState& state = loop_stack_.back();
+  if (is(left, s_.identifier)) state.element = text(left);
   if (!null(right) && !params_.empty() && params_.back().count(root_identifier(right))) {
     for (std::string_view t : targets) state.from_arguments.add(t);
   }
