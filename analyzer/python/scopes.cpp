@@ -247,13 +247,17 @@ void Builder::note_iterable(int32_t loop, Node iterable) {
     if (auto f = loader_functions_.find(callee_name(call)); f != loader_functions_.end())
       link_loader(loop, f->second);
   }
+  // `for name, loader in loaders.items()`: the entries of a dict of loaders, not their batches.
+  const Node entries = unparen(iterable);
+  const std::string_view view = is(entries, s_.call) ? method_of(entries) : std::string_view{};
+  const bool dict_entries = view == "items" || view == "values" || view == "keys";
   for (std::string_view name : names) {
     if (auto result = call_results_.find(name); result != call_results_.end())
       iterated_call_results_.emplace_back(result->second, loop);
     // -1: an iterator of a name that only looks like a loader (`iter(loader)`).
     if (const int32_t* loader = loader_named(name); loader != nullptr && *loader >= 0) {
       link_loader(loop, *loader);
-    } else if (loader != nullptr || looks_like_loader(name)) {
+    } else if (loader != nullptr || (!dict_entries && looks_like_loader(name))) {
       m_.loops[loop].iterates_loader = true;
     }
   }
