@@ -446,6 +446,10 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
   const std::string_view receiver =
       callee.empty() ? dotted_view(recv) : receiver_name(n, callee, method);
   if (method == "requires_grad_") note_requires_grad(recv, args);
+  // `self.backward()` in a trainer class (`def backward(self): self.loss = ...`) is the class's
+  // own method, judged by its body as any method call is, not autograd's backward of a tensor.
+  const bool bare_self_call =
+      receiver == "self" && args.positional.empty() && args.keywords.empty();
 
   if (output) {
     OutputKind kind = is_console(receiver) ? OutputKind::Console
@@ -499,11 +503,7 @@ void Builder::on_method_call(Node n, std::string_view callee, std::string_view m
     if (device_sync)
       add_sync(n, SyncKind::Synchronize,
                callee.empty() ? ".synchronize()" : std::string(callee) + "()");
-  } else if (method == "backward" && receiver == "self" && args.positional.empty() &&
-             args.keywords.empty()) {
-    // `self.backward()` in a trainer class (`def backward(self): self.loss = ...`): the class's
-    // own method, judged by its body as any method call is, not autograd's backward of a tensor.
-  } else if (method == "backward" || method == "manual_backward") {
+  } else if ((method == "backward" && !bare_self_call) || method == "manual_backward") {
     m_.events.push_back({StepEventKind::Backward, span(n), scope_, {}});
     const std::string_view owner = last_component(receiver);
     if (method == "backward" && (owner == "accelerator" || owner == "fabric"))
